@@ -1,0 +1,145 @@
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { DbHandle } from './platform/db/index.js';
+import type { AppDeps } from './platform/deps.js';
+import { WhitelistCache } from './platform/access/whitelist.js';
+import { createBus, type EventBus } from './platform/bus/index.js';
+import { registerLiveGateway } from './platform/ws/gateway.js';
+import { registerGuard } from './platform/auth/guard.js';
+import {
+  frameworkErrorHandler,
+  registerErrorHandler,
+  registerInputChecks,
+  registerNotFound,
+} from './platform/http/error-handler.js';
+import { loggerOptions } from './platform/http/logging.js';
+import { registerOpenApi } from './platform/http/openapi.js';
+import { registerSecurityHeaders } from './platform/http/security.js';
+import { registerWebApp } from './platform/http/static.js';
+import { accessListRoutes } from './modules/access-list/routes.js';
+import { auditRoutes } from './modules/audit/routes.js';
+import { clientsRoutes } from './modules/clients/routes.js';
+import { authRoutes } from './modules/auth/routes.js';
+import { dashboardRoutes } from './modules/dashboard/routes.js';
+import { healthRoutes } from './modules/health/routes.js';
+import { staffRoutes } from './modules/staff/routes.js';
+import { priceRoutes } from './modules/prices/routes.js';
+import { tradingAdminRoutes } from './modules/trading/admin-routes.js';
+import { TradingEngine } from './modules/trading/engine.js';
+import { tradingRoutes } from './modules/trading/routes.js';
+import { withdrawalRoutes } from './modules/withdrawals/routes.js';
+import { depositMethodRoutes } from './modules/deposit-methods/routes.js';
+import { clientMessageRoutes } from './modules/client-messages/routes.js';
+import { depositRoutes } from './modules/deposits/routes.js';
+import { commentRoutes } from './modules/comments/routes.js';
+import { reminderRoutes } from './modules/reminders/routes.js';
+import { siteContentRoutes } from './modules/site-content/routes.js';
+import { marketInfoRoutes } from './modules/market-info/routes.js';
+import { exportRoutes } from './modules/exports/routes.js';
+import { notificationRoutes } from './modules/notifications/routes.js';
+import { NotificationWorker } from './modules/notifications/worker.js';
+import { clientAccountRoutes } from './modules/client-account/routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The price feed and settlement worker: created stopped; main.ts starts it, tests drive it. */
+    engine: TradingEngine;
+    /** Reminder notifications and the notification push (D12): started when the server listens; tests call tick(). */
+    notificationWorker: NotificationWorker;
+  }
+}
+
+export const VERSION = '0.1.0';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DEFAULT_WEB_DIST = path.resolve(here, '../../web/dist');
+
+export interface BuildAppOptions {
+  config: Config;
+  database: DbHandle;
+  /** The event bus; by default LISTEN/NOTIFY on PostgreSQL with DATABASE_URL, in-process otherwise. */
+  bus?: EventBus;
+}
+
+/** The one place where every module is registered; main.ts and the tests both build the app here. */
+export async function buildApp({ config, database, bus: givenBus }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config.LOG_LEVEL),
+    trustProxy: config.trustProxy,
+    bodyLimit: 256 * 1024,
+    exposeHeadRoutes: false,
+    frameworkErrors: frameworkErrorHandler,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const databaseUrl = database.kind === 'postgres' ? config.DATABASE_URL : undefined;
+  const bus = givenBus ?? (await createBus({ db: database.db, url: databaseUrl, log: app.log }));
+  const deps: AppDeps = {
+    db: database.db,
+    config,
+    whitelist: new WhitelistCache(database.db),
+    sessionPolicy: {
+      staffIdleSeconds: config.STAFF_IDLE_MINUTES * 60,
+      clientIdleSeconds: config.CLIENT_SESSION_DAYS * 24 * 3600,
+    },
+    version: VERSION,
+    bus,
+  };
+
+  registerErrorHandler(app);
+  registerInputChecks(app);
+  await registerSecurityHeaders(app);
+  await app.register(cookie);
+  await app.register(rateLimit, { global: true, max: 1200, timeWindow: '1 minute' });
+  await registerOpenApi(app, VERSION);
+  registerGuard(app, { db: deps.db, whitelist: deps.whitelist });
+
+  await app.register(healthRoutes, { deps });
+  await app.register(authRoutes, { deps });
+  await app.register(staffRoutes, { deps });
+  await app.register(accessListRoutes, { deps });
+  await app.register(auditRoutes, { deps });
+  await app.register(dashboardRoutes, { deps });
+  await app.register(clientsRoutes, { deps });
+  await app.register(exportRoutes, { deps });
+  await app.register(depositRoutes, { deps });
+  await app.register(commentRoutes, { deps });
+  await app.register(reminderRoutes, { deps });
+  await app.register(notificationRoutes, { deps });
+  await app.register(clientAccountRoutes, { deps });
+  const notificationWorker = new NotificationWorker({ db: deps.db, bus, log: app.log });
+  app.decorate('notificationWorker', notificationWorker);
+  app.addHook('onListen', async () => {
+    notificationWorker.start();
+  });
+  app.addHook('onClose', async () => {
+    await notificationWorker.stop();
+  });
+
+  // With a database URL, several processes may share the database: the engine elects one price-feed leader.
+  const engine = new TradingEngine({ db: deps.db, config, log: app.log, bus, databaseUrl });
+  app.decorate('engine', engine);
+  app.addHook('onClose', async () => {
+    await engine.stop();
+    if (!givenBus) await bus.close();
+  });
+  await registerLiveGateway(app, deps, (symbol) => engine.prices.latest(symbol));
+  await app.register(priceRoutes, { deps, engine });
+  await app.register(tradingRoutes, { engine });
+  await app.register(tradingAdminRoutes, { engine });
+  await app.register(withdrawalRoutes, { deps });
+  await app.register(depositMethodRoutes, { deps });
+  await app.register(clientMessageRoutes, { deps });
+  await app.register(siteContentRoutes, { deps, engine });
+  await app.register(marketInfoRoutes, { deps, now: () => engine.now() });
+
+  const hasWeb = await registerWebApp(app, config.WEB_DIST ? path.resolve(config.WEB_DIST) : DEFAULT_WEB_DIST);
+  registerNotFound(app, hasWeb);
+  return app;
+}

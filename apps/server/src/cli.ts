@@ -1,0 +1,116 @@
+import { sql } from 'kysely';
+import { createSuperadmin, randomPassword } from './bootstrap.js';
+import { loadConfig } from './config.js';
+import { migrate, openDb } from './platform/db/index.js';
+import { CLI_ACTOR } from './platform/auth/actor.js';
+import { hashPassword } from './platform/auth/passwords.js';
+import { writeAudit } from './platform/audit/audit.js';
+import { clearWhitelist } from './modules/access-list/service.js';
+import { reconcile } from './modules/ledger/service.js';
+
+const USAGE = `Usage: npm run admin -- <command>
+  create-superadmin <email>   create a superadmin (password from ADMIN_PASSWORD, or generated and printed)
+  reset-password <email>      set a new password (ADMIN_PASSWORD or generated), end that user's sessions
+  clear-ip-whitelist          empty the staff IP whitelist, so staff can sign in from any address
+  reconcile-ledger            check that every trading balance equals the sum of its ledger entries (exit 1 if not)
+Uses the same DATA_DIR / DATABASE_URL as the server.`;
+
+/** Runs one admin command; returns the process exit code. Exported for the tests. */
+export async function runCli(args: string[], env = process.env, out = console.log): Promise<number> {
+  const [command, arg] = args;
+  if (
+    !command ||
+    !['create-superadmin', 'reset-password', 'clear-ip-whitelist', 'reconcile-ledger'].includes(command)
+  ) {
+    out(USAGE);
+    return 2;
+  }
+  const config = loadConfig(env);
+  const database = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir, poolSize: 2 });
+  try {
+    await migrate(database.db);
+    const db = database.db;
+    if (command === 'clear-ip-whitelist') {
+      const n = await clearWhitelist(db, CLI_ACTOR);
+      out(`IP whitelist cleared (${n} entr${n === 1 ? 'y' : 'ies'} removed). Staff may sign in from any address.`);
+      return 0;
+    }
+    if (command === 'reconcile-ledger') {
+      const mismatches = await reconcile(db);
+      if (mismatches.length === 0) {
+        out('Ledger reconciled: every trading balance equals the sum of its entries.');
+        return 0;
+      }
+      for (const m of mismatches)
+        out(
+          `Account ${m.accountId}: balance ${m.balanceCents} cents, ledger ${m.ledgerCents} cents, newest balance_after ${m.lastBalanceAfterCents ?? '—'}${m.badEntryIds.length ? `, entries off the running sum: ${m.badEntryIds.join(', ')}` : ''}`,
+        );
+      out(`${mismatches.length} account(s) do not match their ledger.`);
+      return 1;
+    }
+    const email = arg?.trim().toLowerCase();
+    if (!email || !/^\S+@\S+$/.test(email)) {
+      out(`${command} needs an e-mail address.\n\n${USAGE}`);
+      return 2;
+    }
+    const password = env.ADMIN_PASSWORD && env.ADMIN_PASSWORD.length >= 6 ? env.ADMIN_PASSWORD : randomPassword();
+    const shown = env.ADMIN_PASSWORD ? 'the password from ADMIN_PASSWORD' : `password: ${password}`;
+    const existing = await db
+      .selectFrom('users')
+      .select(['id', 'role'])
+      .where(sql`lower(email)`, '=', email)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+
+    if (command === 'create-superadmin') {
+      if (existing) {
+        out(`A user with e-mail ${email} already exists (role ${existing.role}).`);
+        return 1;
+      }
+      await createSuperadmin(db, email, password);
+      out(`Superadmin ${email} created with ${shown}`);
+      return 0;
+    }
+    if (!existing) {
+      out(`No user with e-mail ${email}.`);
+      return 1;
+    }
+    const hash = await hashPassword(password);
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ password_hash: hash, updated_at: sql`now()` })
+        .where('id', '=', existing.id)
+        .execute();
+      await trx
+        .updateTable('sessions')
+        .set({ revoked_at: sql`now()` })
+        .where('user_id', '=', existing.id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await trx.deleteFrom('login_failures').where('email_key', '=', email).execute();
+      await writeAudit(trx, CLI_ACTOR, {
+        action: 'user.password_change',
+        entityType: 'user',
+        entityId: existing.id,
+        after: { via: 'command line' },
+      });
+    });
+    out(`Password of ${email} reset; their sessions were ended and any login lock lifted.`);
+    out(env.ADMIN_PASSWORD ? 'The new password is the one in ADMIN_PASSWORD.' : `New password: ${password}`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+// Run only when executed directly (not when imported by a test).
+if (process.argv[1] && /cli\.[jt]s$/.test(process.argv[1])) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
+}

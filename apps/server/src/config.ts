@@ -1,0 +1,143 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .default('0')
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  ADMIN_EMAIL: z
+    .email()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  ADMIN_PASSWORD: z
+    .string()
+    .min(6)
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  DEMO_DATA: bool,
+  TRUST_PROXY: z.string().default('off'),
+  BUSINESS_TIMEZONE: z
+    .string()
+    .default('Europe/Kyiv')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'unknown IANA time zone'),
+  STAFF_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(15),
+  CLIENT_SESSION_DAYS: z.coerce.number().int().min(1).max(90).default(7),
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(10),
+  LOGIN_LOCK_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(30),
+  LOGIN_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEB_DIST: z.string().optional(),
+  /** Where prices come from: simulator | replay:<csv file> | binance | sources joined with '+' (binance+simulator). */
+  PRICE_SOURCE: z
+    .string()
+    .default('simulator')
+    .refine(
+      (v) => v.split('+').every((p) => ['simulator', 'binance'].includes(p.trim()) || /^replay:.+/.test(p.trim())),
+      "simulator, replay:<file>, binance, or several joined with '+'",
+    ),
+  BINANCE_WS_URL: z.string().url().default('wss://stream.binance.com:9443'),
+  /** The expiry options offered, seconds, comma-separated; replaces client-platform.md §9's list. */
+  TRADE_DURATIONS: z
+    .string()
+    .default('300,900,1800,3600,14400,86400,2592000')
+    .transform((v, ctx) => {
+      const list = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map(Number);
+      if (list.length === 0 || list.some((n) => !Number.isSafeInteger(n) || n <= 0 || n > 31_536_000)) {
+        ctx.addIssue({ code: 'custom', message: 'a comma list of whole seconds between 1 and 31536000' });
+        return z.NEVER;
+      }
+      return [...new Set(list)].sort((a, b) => a - b);
+    }),
+  /** Live updates (D11): how often sockets are pinged (one missed pong closes them) and sessions re-checked. */
+  WS_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  WS_SESSION_CHECK_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  /** Several processes on PostgreSQL: how often a follower tries to take the price feed over from a lost leader. */
+  FEED_LEADER_RETRY_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  SETTLEMENT_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  /** Raw price ticks older than this are pruned (1-minute candles are kept); 0 keeps them all. */
+  TICK_RETENTION_HOURS: z.coerce.number().int().min(0).default(48),
+  /** D6: the operator's site content file (JSON); unset: the shipped apps/server/content/site.json. Re-read on change. */
+  SITE_CONTENT_FILE: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
+  /** D14: where the economic calendar and fundamentals come from: snapshot (the shipped dated demo data) | finnhub. */
+  MARKET_INFO_PROVIDER: z.enum(['snapshot', 'finnhub']).default('snapshot'),
+  /** The Finnhub API key (MARKET_INFO_PROVIDER=finnhub); stays on the server, never logged nor sent to a browser. */
+  FINNHUB_API_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim())),
+  FINNHUB_BASE_URL: z.string().url().default('https://finnhub.io/api/v1'),
+  /** How long the provider's answers are kept before asking again. */
+  MARKET_INFO_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(900),
+  /**
+   * D7: the AES-256-GCM key for card numbers, 32 bytes in base64. Unset: a key file DATA_DIR/keys/card.key is created
+   * on first use (mode 0600). Never stored in the database.
+   */
+  CARD_ENCRYPTION_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .refine((v) => v === undefined || (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32), {
+      message: '32 bytes in base64 (e.g. `openssl rand -base64 32`)',
+    }),
+});
+
+export type TrustProxy = boolean | string | ((address: string, hop: number) => boolean);
+export type Config = z.infer<typeof configSchema> & { dataDir: string; trustProxy: TrustProxy };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  if (c.MARKET_INFO_PROVIDER === 'finnhub' && !c.FINNHUB_API_KEY)
+    throw new Error('Invalid configuration:\n  FINNHUB_API_KEY: MARKET_INFO_PROVIDER=finnhub needs FINNHUB_API_KEY');
+  return { ...c, dataDir: path.resolve(c.DATA_DIR), trustProxy: parseTrustProxy(c.TRUST_PROXY) };
+}
+
+/** TRUST_PROXY: off (default), on (trust every hop), a hop count, or a comma list of proxy addresses/CIDRs. */
+function parseTrustProxy(v: string): TrustProxy {
+  const s = v.trim().toLowerCase();
+  if (['', 'off', '0', 'false', 'no'].includes(s)) return false;
+  if (['on', 'true', 'yes'].includes(s)) return true;
+  if (/^\d+$/.test(s)) {
+    const hops = Number(s);
+    return (_address, hop) => hop < hops;
+  }
+  return v;
+}

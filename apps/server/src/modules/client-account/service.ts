@@ -1,0 +1,189 @@
+import {
+  centsToDollars,
+  type ClientSummary,
+  type RegisterClientUser,
+  type RegisterClientUserResponse,
+} from '@brokerage/shared';
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db/index.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { scopeClients } from '../../platform/access/client-scope.js';
+import { hashPassword } from '../../platform/auth/passwords.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import { HttpError } from '../../platform/http/errors.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import { openTradingAccount } from '../trading/service.js';
+
+/**
+ * The client card's platform user (back-office.md §2.6, §7, §8): 'Register user', 'Change password', and the card's
+ * statistics sidebar with its trading account and first withdrawal requests. Every call goes through the client scope
+ * (D5): a client outside it answers 404 like a missing one. Writes are audited in their transaction (D9).
+ */
+
+async function lockClientInScope(trx: Db, actor: Actor, clientId: number) {
+  const client = await scopeClients(trx.selectFrom('clients'), actor)
+    .select(['clients.id', 'clients.user_id', 'clients.name', 'clients.email'])
+    .where('clients.id', '=', clientId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!client) throw new HttpError(404, 'client_not_found');
+  return client;
+}
+
+/**
+ * POST /api/clients/:id/register-user: creates the client user (role client), links it to the client and opens its
+ * trading account with balance 0, in one transaction. When the e-mail is already registered (§8 'Email already
+ * registered'), only the trading account is created, linked to that existing user — provided it is a live client
+ * user not linked to another client; otherwise 409 with §8's 'User exists, but failed to create trading account'.
+ */
+export async function registerClientUser(
+  db: Db,
+  actor: Actor,
+  clientId: number,
+  input: RegisterClientUser,
+): Promise<RegisterClientUserResponse> {
+  const passwordHash = await hashPassword(input.password);
+  return db
+    .transaction()
+    .execute(async (trx) => {
+      const client = await lockClientInScope(trx, actor, clientId);
+      if (client.user_id) throw new HttpError(409, 'client_already_registered');
+      const existing = await trx
+        .selectFrom('users')
+        .select(['id', 'role'])
+        .where(sql`lower(email)`, '=', input.email.toLowerCase())
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      let userId: string;
+      let outcome: RegisterClientUserResponse['outcome'];
+      if (existing) {
+        const linked =
+          (await trx.selectFrom('clients').select('id').where('user_id', '=', existing.id).executeTakeFirst()) ??
+          (await trx.selectFrom('trading_accounts').select('id').where('user_id', '=', existing.id).executeTakeFirst());
+        if (existing.role !== 'client' || linked) throw new HttpError(409, 'email_registered_unlinkable');
+        userId = existing.id;
+        outcome = 'linked_existing_user';
+      } else {
+        const phone = input.phone?.trim() ?? '';
+        const created = await trx
+          .insertInto('users')
+          .values({
+            email: input.email,
+            name: input.name,
+            role: 'client',
+            department: null,
+            phone: phone || null,
+            password_hash: passwordHash,
+            deleted_at: null,
+            last_login_at: null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        userId = created.id;
+        outcome = 'created';
+      }
+      await trx
+        .updateTable('clients')
+        .set({ user_id: userId, registration_date: sql`now()`, updated_at: sql`now()` })
+        .where('id', '=', clientId)
+        .execute();
+      const accountId = await openTradingAccount(trx, { clientId, userId });
+      await writeAudit(trx, actor, {
+        action: 'client.register_user',
+        entityType: 'client',
+        entityId: clientId,
+        before: { user_id: null },
+        after: { user_id: userId, email: input.email, outcome, trading_account_id: accountId },
+      });
+      return { outcome, user_id: userId, trading_account_id: accountId };
+    })
+    .catch((err: unknown) => {
+      // Two registrations raced for the same e-mail: the unique index decided.
+      if (isUniqueViolation(err)) throw new HttpError(409, 'email_registered_unlinkable');
+      throw err;
+    });
+}
+
+/**
+ * PUT /api/clients/:id/change-password: sets the client user's password and ends its sessions, so whoever knew the
+ * old one is signed out.
+ */
+export async function changeClientPassword(
+  db: Db,
+  actor: Actor,
+  clientId: number,
+  newPassword: string,
+): Promise<{ ok: true }> {
+  const passwordHash = await hashPassword(newPassword);
+  await db.transaction().execute(async (trx) => {
+    const client = await lockClientInScope(trx, actor, clientId);
+    if (!client.user_id) throw new HttpError(409, 'client_not_registered');
+    const updated = await trx
+      .updateTable('users')
+      .set({ password_hash: passwordHash, updated_at: sql`now()` })
+      .where('id', '=', client.user_id)
+      .where('role', '=', 'client')
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) throw new HttpError(409, 'client_not_registered');
+    await trx
+      .updateTable('sessions')
+      .set({ revoked_at: sql`now()` })
+      .where('user_id', '=', client.user_id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await writeAudit(trx, actor, {
+      action: 'client.change_password',
+      entityType: 'client',
+      entityId: clientId,
+      after: { user_id: client.user_id },
+    });
+  });
+  return { ok: true };
+}
+
+/** GET /api/clients/:id/summary: the statistics sidebar (§2.6), the trading account and the first 3 requests. */
+export async function clientSummary(db: Db, actor: Actor, clientId: number): Promise<ClientSummary> {
+  const client = await scopeClients(db.selectFrom('clients'), actor)
+    .select(['clients.id', 'clients.user_id', 'clients.ftd'])
+    .where('clients.id', '=', clientId)
+    .executeTakeFirst();
+  if (!client) throw new HttpError(404, 'client_not_found');
+  const [deposits, withdrawalCount, account, withdrawals] = await Promise.all([
+    db
+      .selectFrom('deposits')
+      .select([sql<string>`coalesce(sum(amount_cents), 0)`.as('sum'), sql<string>`count(*)`.as('count')])
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('withdraw_requests')
+      .select(sql<string>`count(*)`.as('count'))
+      .where('client_id', '=', clientId)
+      .executeTakeFirstOrThrow(),
+    db.selectFrom('trading_accounts').select('id').where('client_id', '=', clientId).executeTakeFirst(),
+    db
+      .selectFrom('withdraw_requests')
+      .select(['id', 'amount_cents', 'status', 'created_at', 'card_last4'])
+      .where('client_id', '=', clientId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(3)
+      .execute(),
+  ]);
+  return {
+    deposit_sum: centsToDollars(deposits.sum),
+    deposit_count: Number(deposits.count),
+    withdrawal_count: Number(withdrawalCount.count),
+    ftd: client.ftd,
+    registered: client.user_id !== null,
+    trading_account_id: account ? Number(account.id) : null,
+    withdrawals: withdrawals.map((w) => ({
+      id: Number(w.id),
+      amount: centsToDollars(w.amount_cents),
+      status: w.status,
+      created_at: new Date(w.created_at).toISOString(),
+      card_last4: w.card_last4,
+    })),
+  };
+}

@@ -1,0 +1,401 @@
+import {
+  can,
+  type BulkAssign,
+  type Client,
+  type ClientCreate,
+  type ClientUpdate,
+  type ClientsQuery,
+  type ClientFilters,
+  type ClientsResponse,
+} from '@brokerage/shared';
+import { sql, type OrderByItemBuilder } from 'kysely';
+import type { AppDeps } from '../../platform/deps.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { scopeClients } from '../../platform/access/client-scope.js';
+import { HttpError } from '../../platform/http/errors.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { Db } from '../../platform/db/index.js';
+import { centsToDollars } from '../../platform/money.js';
+import { notifyClientsAssigned } from '../notifications/service.js';
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function baseQuery(deps: AppDeps, actor: Actor) {
+  return scopeClients(
+    deps.db.selectFrom('clients').leftJoin('users as m', 'm.id', 'clients.assigned_manager'),
+    actor,
+    'clients',
+  );
+}
+
+export const CLIENT_COLUMNS = [
+  'clients.id',
+  'clients.name',
+  'clients.email',
+  'clients.phone',
+  'clients.country',
+  'clients.campaign',
+  'clients.source',
+  'clients.notes',
+  'clients.status',
+  'clients.ftd',
+  'clients.total_deposits_cents',
+  'clients.affiliate_id',
+  'clients.assigned_manager',
+  'm.name as assigned_manager_name',
+  'clients.user_id',
+  'clients.created_at',
+  'clients.updated_at',
+  'clients.registration_date',
+  'clients.last_comment_date',
+] as const;
+
+export type ClientRow = {
+  id: string | number;
+  name: string;
+  email: string;
+  phone: string;
+  country: string;
+  campaign: string;
+  source: string;
+  notes: string;
+  status: string;
+  ftd: boolean;
+  total_deposits_cents: string;
+  affiliate_id: number | null;
+  assigned_manager: string | null;
+  assigned_manager_name: string | null;
+  user_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  registration_date: Date | null;
+  last_comment_date: Date | null;
+};
+
+export function toClient(r: ClientRow): Client {
+  return {
+    id: Number(r.id),
+    name: r.name,
+    email: r.email,
+    phone: r.phone,
+    country: r.country,
+    campaign: r.campaign,
+    source: r.source,
+    notes: r.notes,
+    status: r.status,
+    ftd: r.ftd,
+    total_deposits: centsToDollars(r.total_deposits_cents),
+    affiliate_id: r.affiliate_id,
+    assigned_manager: r.assigned_manager,
+    assigned_manager_name: r.assigned_manager_name,
+    user_id: r.user_id,
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+    registration_date: iso(r.registration_date),
+    last_comment_date: iso(r.last_comment_date),
+  };
+}
+
+const SORT_COLUMNS = {
+  id: 'clients.id',
+  name: 'clients.name',
+  email: 'clients.email',
+  status: 'clients.status',
+  country: 'clients.country',
+  created_at: 'clients.created_at',
+  total_deposits: 'clients.total_deposits_cents',
+  last_comment_date: 'clients.last_comment_date',
+  phone: 'clients.phone',
+  campaign: 'clients.campaign',
+  ftd: 'clients.ftd',
+  affiliate_id: 'clients.affiliate_id',
+  /** By the manager's name (§2.5 Manager column); unassigned last. */
+  assigned_manager: 'm.name',
+} as const;
+
+/**
+ * The clients in the caller's scope (D5) that match the list's filters (§2.5, §3): the one definition shared by the
+ * list and the Excel export (modules/exports), so both always agree. No columns selected, no order, no paging.
+ */
+export function filteredClients(deps: AppDeps, query: ClientFilters, actor: Actor) {
+  const tz = deps.config.BUSINESS_TIMEZONE;
+  let q = baseQuery(deps, actor);
+  if (query.search) {
+    const like = `%${escapeLike(query.search)}%`;
+    const digits = query.search.replace(/\D/g, '');
+    q = q.where((eb) =>
+      eb.or([
+        eb('clients.name', 'ilike', like),
+        eb('clients.email', 'ilike', like),
+        eb('clients.phone', 'ilike', like),
+        ...(digits.length >= 3 ? [eb(sql`regexp_replace(clients.phone, '\\D', '', 'g')`, 'like', `%${digits}%`)] : []),
+      ]),
+    );
+  }
+  if (query.status?.length) q = q.where('clients.status', 'in', query.status);
+  if (query.assigned_manager?.length) {
+    const ids = query.assigned_manager.filter((m) => m !== 'null');
+    const unassigned = query.assigned_manager.includes('null');
+    q = q.where((eb) =>
+      eb.or([
+        ...(ids.length ? [eb('clients.assigned_manager', 'in', ids)] : []),
+        ...(unassigned ? [eb('clients.assigned_manager', 'is', null)] : []),
+      ]),
+    );
+  }
+  if (query.country?.length) {
+    q = q.where((eb) => eb.or(query.country!.map((c) => eb('clients.country', 'ilike', `%${escapeLike(c)}%`))));
+  }
+  if (query.campaign?.length) {
+    q = q.where(
+      sql`lower(trim(clients.campaign))`,
+      'in',
+      query.campaign.map((c) => c.trim().toLowerCase()),
+    );
+  }
+  if (query.source) q = q.where('clients.source', 'ilike', `%${escapeLike(query.source)}%`);
+  if (query.created_date_from) {
+    q = q.where(
+      'clients.created_at',
+      '>=',
+      sql<Date>`(${query.created_date_from}::date)::timestamp at time zone ${tz}`,
+    );
+  }
+  if (query.created_date_to) {
+    q = q.where(
+      'clients.created_at',
+      '<',
+      sql<Date>`(${query.created_date_to}::date + 1)::timestamp at time zone ${tz}`,
+    );
+  }
+
+  if (query.balance_min !== undefined) {
+    q = q.where('clients.total_deposits_cents', '>=', String(Math.round(query.balance_min * 100)));
+  }
+  if (query.balance_max !== undefined) {
+    q = q.where('clients.total_deposits_cents', '<=', String(Math.round(query.balance_max * 100)));
+  }
+  if (query.last_comment_period === 'no_comments') q = q.where('clients.last_comment_date', 'is', null);
+  else if (query.last_comment_period) {
+    // 'today' and 'yesterday' are calendar days of the business time zone; week and month count back from now.
+    const today = sql<Date>`(date_trunc('day', now() at time zone ${tz})) at time zone ${tz}`;
+    const from = {
+      today,
+      yesterday: sql<Date>`(date_trunc('day', now() at time zone ${tz}) - interval '1 day') at time zone ${tz}`,
+      week: sql<Date>`now() - interval '7 days'`,
+      month: sql<Date>`now() - interval '1 month'`,
+    }[query.last_comment_period];
+    q = q.where('clients.last_comment_date', '>=', from);
+    if (query.last_comment_period === 'yesterday') q = q.where('clients.last_comment_date', '<', today);
+  }
+  if (query.affiliate?.length) {
+    q = q.where(
+      sql`lower(trim(regexp_replace(clients.campaign, '^.* - ', '')))`,
+      'in',
+      query.affiliate.map((a) => a.trim().toLowerCase()),
+    );
+    q = q.where('clients.campaign', '!=', '');
+  }
+  return q;
+}
+
+/**
+ * The clients list of back-office.md §2.5 (D4: filtered, sorted and paged by the server; D5: only the clients the
+ * caller may see). Dates are days in the business time zone, the 'to' day included whole.
+ */
+export async function listClients(deps: AppDeps, query: ClientsQuery, actor: Actor): Promise<ClientsResponse> {
+  const q = filteredClients(deps, query, actor);
+
+  const sortColumn = SORT_COLUMNS[query.sort];
+  // Only last_comment_date can be null; NULLS LAST on a NOT NULL column changes no order but keeps PostgreSQL from
+  // walking the column's index (migration 0005), turning page 1 of a million rows into a full sort.
+  const nullable = query.sort === 'last_comment_date';
+  // The exact total (the API answers {items, total}) and the page are independent: on PostgreSQL they run on two
+  // pool connections at once, so the answer takes the longer of the two, not their sum (docs/operations.md).
+  const direction = (ob: OrderByItemBuilder) => {
+    const ordered = query.order === 'asc' ? ob.asc() : ob.desc();
+    return nullable ? ordered.nullsLast() : ordered;
+  };
+  // Deferred join: the page's ids are found first (an index walk that skips `offset` index entries without reading
+  // their rows), then only those rows are read and joined to their manager; a deep page no longer reads and joins
+  // every row it skips.
+  const pageIds = q
+    .select('clients.id as page_id')
+    .orderBy(sql.ref(sortColumn), direction)
+    .orderBy('clients.id', query.order)
+    .limit(query.per_page)
+    .offset((query.page - 1) * query.per_page);
+  const [{ total }, rows] = await Promise.all([
+    q.select(sql<string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+    deps.db
+      .selectFrom(pageIds.as('p'))
+      .innerJoin('clients', 'clients.id', 'p.page_id')
+      .leftJoin('users as m', 'm.id', 'clients.assigned_manager')
+      .select([...CLIENT_COLUMNS])
+      .orderBy(sql.ref(sortColumn), direction)
+      .orderBy('clients.id', query.order)
+      .execute(),
+  ]);
+  return { total: Number(total), items: (rows as unknown as ClientRow[]).map(toClient) };
+}
+
+/** One client, or 404 when it does not exist or lies outside the caller's scope (the same answer on purpose). */
+export async function getClient(deps: AppDeps, id: number, actor: Actor): Promise<Client> {
+  const row = await baseQuery(deps, actor)
+    .select([...CLIENT_COLUMNS])
+    .where('clients.id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw new HttpError(404, 'client_not_found');
+  return toClient(row as unknown as ClientRow);
+}
+
+// ---------------------------------------------------------------- writing (back-office.md §2.5, §2.6, §4, §5; D5, D9)
+
+/** One client by id, without the scope: for answering a write the caller was already allowed to make. */
+async function loadClient(db: Db, id: number): Promise<Client> {
+  const row = await db
+    .selectFrom('clients')
+    .leftJoin('users as m', 'm.id', 'clients.assigned_manager')
+    .select([...CLIENT_COLUMNS])
+    .where('clients.id', '=', id)
+    .executeTakeFirstOrThrow();
+  return toClient(row as unknown as ClientRow);
+}
+
+/** A manager that may be assigned: a staff member who is not deleted. */
+async function checkManager(db: Db, id: string): Promise<void> {
+  const user = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .where('role', '!=', 'client')
+    .executeTakeFirst();
+  if (!user) throw new HttpError(400, 'manager_not_found');
+}
+
+const MANAGER_ROLES = new Set(['sales_manager', 'retention_manager', 'manager']);
+
+/**
+ * POST /api/clients (§2.5 'Add client'). Status new unless chosen. A manager's new client is assigned to them, so it
+ * stays in their scope (D5); anyone else's new client is unassigned (team leads see unassigned clients).
+ */
+export async function createClient(deps: AppDeps, input: ClientCreate, actor: Actor): Promise<Client> {
+  return deps.db.transaction().execute(async (trx) => {
+    const assigned = actor.id && MANAGER_ROLES.has(actor.role) ? actor.id : null;
+    const row = await trx
+      .insertInto('clients')
+      .values({
+        name: input.name,
+        email: input.email,
+        phone: input.phone,
+        country: input.country,
+        campaign: input.campaign ?? '',
+        source: 'manual',
+        notes: '',
+        status: input.status,
+        assigned_manager: assigned,
+        affiliate_id: null,
+        user_id: null,
+        registration_date: null,
+        last_comment_date: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const id = Number(row.id);
+    await writeAudit(trx, actor, {
+      action: 'client.create',
+      entityType: 'client',
+      entityId: id,
+      after: { ...input, assigned_manager: assigned },
+    });
+    return loadClient(trx, id);
+  });
+}
+
+/**
+ * PUT /api/clients/:id (§2.6 edit). Only the fields sent change. A different assigned_manager needs
+ * clients.change_manager (403 otherwise) and must be a live staff member. The audit row holds what changed.
+ */
+export async function updateClient(deps: AppDeps, id: number, input: ClientUpdate, actor: Actor): Promise<Client> {
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await scopeClients(trx.selectFrom('clients'), actor)
+      .selectAll('clients')
+      .where('clients.id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw new HttpError(404, 'client_not_found');
+    const changes: Record<string, string | null> = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (value === undefined) continue;
+      if ((current as Record<string, unknown>)[key] !== value) changes[key] = value as string | null;
+    }
+    if ('assigned_manager' in changes) {
+      if (!can(actor.role === 'system' ? null : actor.role, 'clients.change_manager'))
+        throw new HttpError(403, 'cannot_change_manager');
+      if (changes.assigned_manager !== null) await checkManager(trx, changes.assigned_manager!);
+    }
+    if (Object.keys(changes).length > 0) {
+      await trx
+        .updateTable('clients')
+        .set({ ...changes, updated_at: sql`now()` })
+        .where('id', '=', id)
+        .execute();
+      const before = Object.fromEntries(Object.keys(changes).map((k) => [k, (current as Record<string, unknown>)[k]]));
+      await writeAudit(trx, actor, {
+        action: 'client.update',
+        entityType: 'client',
+        entityId: id,
+        before,
+        after: changes,
+      });
+      if ('assigned_manager' in changes)
+        await notifyClientsAssigned(trx, { clientIds: [id], managerId: changes.assigned_manager!, actorId: actor.id });
+    }
+    return loadClient(trx, id);
+  });
+}
+
+/**
+ * POST /api/clients/bulk-assign-manager (§2.5 bulk panel): sets the manager (or clears it) and optionally the status
+ * of the selected clients that are in the caller's scope, in one transaction; one audit row per changed client.
+ */
+export async function bulkAssignManager(deps: AppDeps, input: BulkAssign, actor: Actor): Promise<{ updated: number }> {
+  return deps.db.transaction().execute(async (trx) => {
+    if (input.assigned_manager !== null) await checkManager(trx, input.assigned_manager);
+    const rows = await scopeClients(trx.selectFrom('clients'), actor)
+      .select(['clients.id', 'clients.assigned_manager', 'clients.status'])
+      .where('clients.id', 'in', [...new Set(input.client_ids)])
+      .orderBy('clients.id')
+      .forUpdate()
+      .execute();
+    if (rows.length === 0) return { updated: 0 };
+    const ids = rows.map((r) => Number(r.id));
+    await trx
+      .updateTable('clients')
+      .set({
+        assigned_manager: input.assigned_manager,
+        ...(input.status ? { status: input.status } : {}),
+        updated_at: sql`now()`,
+      })
+      .where('id', 'in', ids)
+      .execute();
+    for (const r of rows) {
+      await writeAudit(trx, actor, {
+        action: 'client.bulk_assign',
+        entityType: 'client',
+        entityId: Number(r.id),
+        before: { assigned_manager: r.assigned_manager, status: r.status },
+        after: { assigned_manager: input.assigned_manager, status: input.status ?? r.status },
+      });
+    }
+    // Only the clients whose manager actually changed notify the new manager (D12).
+    const reassigned = rows.filter((r) => r.assigned_manager !== input.assigned_manager).map((r) => Number(r.id));
+    await notifyClientsAssigned(trx, { clientIds: reassigned, managerId: input.assigned_manager, actorId: actor.id });
+    return { updated: rows.length };
+  });
+}

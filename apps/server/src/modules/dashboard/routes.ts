@@ -1,0 +1,19 @@
+import { dashboardQuerySchema, dashboardResponseSchema, errorSchema } from '@brokerage/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { dashboardOverview } from './service.js';
+
+export const dashboardRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/api/dashboard',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Overview statistics over the clients the caller may see',
+        querystring: dashboardQuerySchema,
+        response: { 200: dashboardResponseSchema, 400: errorSchema, 401: errorSchema, 403: errorSchema },
+      },
+    },
+    async (request) => dashboardOverview(deps, request.query.period, request.auth!.actor),
+  );
+};

@@ -1,0 +1,240 @@
+import { can, centsToDollars, type ClientFilters, type DepositFilters, type Lang } from '@brokerage/shared';
+import type { FastifyBaseLogger } from 'fastify';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { AppDeps } from '../../platform/deps.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import { CLIENT_COLUMNS, filteredClients, type ClientRow } from '../clients/service.js';
+import { DEPOSIT_COLUMNS, filteredDeposits, type DepositRow } from '../deposits/service.js';
+import { EXPORT_LABELS, type ExportLabels } from './labels.js';
+import { createXlsxSheetStream, type CellValue, type XlsxSheetStream } from './xlsx-stream.js';
+
+/**
+ * Excel exports (back-office.md §2.5, §2.10; decisions.md D5, D7, D9). The rows are read in keyset batches (id
+ * descending, newest first, like the lists' default) and written row by row into a streaming XLSX writer, so neither
+ * the database nor the server ever holds the whole result. The filters are the lists' own (filteredClients,
+ * filteredDeposits), so an export holds exactly what the list shows, in the caller's scope. No card number or
+ * secret exists in these tables' exported columns. Each export is written to the audit log with its filters and
+ * row count once it has ended (completed or cut off by the receiver).
+ */
+
+/** Rows per database round trip: large enough to be fast, small enough to keep memory flat. */
+export const EXPORT_BATCH = 2000;
+
+export interface ExportRun {
+  /** The XLSX bytes, to be sent as the reply body. */
+  stream: XlsxSheetStream['stream'];
+  filename: string;
+  /** Resolves when every row is written (or the receiver left), after the audit row. */
+  done: Promise<{ rows: number; completed: boolean }>;
+  /** The receiver left before the end: stop reading, drop the stream, record the export as not completed. */
+  cancel: () => void;
+}
+
+function dateTimeFormatter(timeZone: string) {
+  const format = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  return (value: Date | string | null): string | null => {
+    if (value === null) return null;
+    // en-GB gives '22/11/2026, 09:05'; the back office shows dd.mm.yyyy hh:mm (§2.5).
+    return format.format(new Date(value)).replace(/\//g, '.').replace(', ', ' ');
+  };
+}
+
+function today(timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(),
+  );
+}
+
+/** The last ' - ' segment of a campaign names its affiliate (back-office.md §3); none without one. */
+export function affiliateOfCampaign(campaign: string): string | null {
+  const at = campaign.lastIndexOf(' - ');
+  return at < 0 ? null : campaign.slice(at + 3).trim() || null;
+}
+
+/** Drops the undefined and empty filters, so the audit row shows only what was asked. */
+function usedFilters(filters: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(filters).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)),
+  );
+}
+
+interface RunSpec<R> {
+  deps: AppDeps;
+  actor: Actor;
+  log: FastifyBaseLogger;
+  sheet: XlsxSheetStream;
+  /** The next batch of rows with an id below `before` (all when null), id descending. */
+  batch: (before: number | null) => Promise<R[]>;
+  idOf: (row: R) => number;
+  cells: (row: R) => CellValue[];
+  audit: { action: 'client.export' | 'deposit.export'; entityType: string; filters: Record<string, unknown> };
+}
+
+/** The batches of a list query by keyset on `id`: EXPORT_BATCH rows with an id below `before`, id descending. */
+function keysetBatches<R>(
+  base: SelectQueryBuilder<any, any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  id: string,
+): RunSpec<R>['batch'] {
+  return async (before) => {
+    let q = base.orderBy(sql.ref(id), 'desc').limit(EXPORT_BATCH);
+    if (before !== null) q = q.where(sql.ref(id), '<', before);
+    return (await q.execute()) as R[];
+  };
+}
+
+function run<R>(spec: RunSpec<R>): Pick<ExportRun, 'done' | 'cancel'> {
+  const { sheet } = spec;
+  let gone = false;
+  const cancel = () => {
+    gone = true;
+    sheet.abort();
+  };
+  const work = async () => {
+    let rows = 0;
+    let before: number | null = null;
+    let completed = false;
+    try {
+      for (;;) {
+        const batch = await spec.batch(before);
+        for (const row of batch) sheet.addRow(spec.cells(row));
+        rows += batch.length;
+        if (batch.length < EXPORT_BATCH) break;
+        before = spec.idOf(batch[batch.length - 1]!);
+        await sheet.room();
+        if (gone) break;
+      }
+      if (!gone) {
+        await sheet.finish();
+        completed = !gone;
+      }
+    } catch (err) {
+      spec.log.error({ err }, 'export failed');
+      sheet.abort(err instanceof Error ? err : new Error(String(err)));
+    }
+    try {
+      await writeAudit(spec.deps.db, spec.actor, {
+        action: spec.audit.action,
+        entityType: spec.audit.entityType,
+        after: { filters: spec.audit.filters, rows, completed },
+      });
+    } catch (err) {
+      // Nobody awaits this promise (the reply is already streaming): a failure is logged, never left unhandled.
+      spec.log.error({ err }, 'export audit row failed');
+    }
+    return { rows, completed };
+  };
+  return { done: work(), cancel };
+}
+
+/** GET /api/clients/export/excel: the clients of the list's filters in the caller's scope (D5), as XLSX. */
+export async function exportClients(
+  deps: AppDeps,
+  actor: Actor,
+  filters: ClientFilters,
+  lang: Lang,
+  log: FastifyBaseLogger,
+): Promise<ExportRun> {
+  const L: ExportLabels = EXPORT_LABELS[lang];
+  const tz = deps.config.BUSINESS_TIMEZONE;
+  const when = dateTimeFormatter(tz);
+  const c = L.clients;
+  const sheet = createXlsxSheetStream(
+    L.clientsSheet,
+    [
+      c.id,
+      c.name,
+      c.email,
+      c.phone,
+      c.country,
+      c.status,
+      c.campaign,
+      c.source,
+      c.affiliate,
+      c.balance,
+      c.ftd,
+      c.manager,
+      c.lastComment,
+      c.createdAt,
+    ],
+    [10, 28, 30, 18, 16, 16, 24, 14, 18, 12, 6, 22, 18, 18],
+  );
+  // Building the query checks the filters before the first byte is sent, so a refusal is still a clean 4xx.
+  const base = filteredClients(deps, filters, actor).select([...CLIENT_COLUMNS]);
+  const statuses = L.statuses as Record<string, string>;
+  const { done, cancel } = run<ClientRow>({
+    deps,
+    actor,
+    log,
+    sheet,
+    batch: keysetBatches<ClientRow>(base, 'clients.id'),
+    idOf: (r) => Number(r.id),
+    cells: (r) => [
+      Number(r.id),
+      r.name,
+      r.email,
+      r.phone,
+      r.country,
+      statuses[r.status] ?? r.status,
+      r.campaign,
+      r.source,
+      affiliateOfCampaign(r.campaign),
+      centsToDollars(r.total_deposits_cents),
+      r.ftd ? L.yes : L.no,
+      r.assigned_manager === null ? L.unassigned : (r.assigned_manager_name ?? ''),
+      when(r.last_comment_date),
+      when(r.created_at),
+    ],
+    audit: { action: 'client.export', entityType: 'client', filters: usedFilters(filters) },
+  });
+  return { stream: sheet.stream, filename: `clients_export_${today(tz)}.xlsx`, done, cancel };
+}
+
+/** GET /api/deposits/export/excel: the deposit history of its filters in the caller's scope (D5), as XLSX. */
+export async function exportDeposits(
+  deps: AppDeps,
+  actor: Actor,
+  filters: DepositFilters,
+  lang: Lang,
+  log: FastifyBaseLogger,
+): Promise<ExportRun> {
+  const L: ExportLabels = EXPORT_LABELS[lang];
+  const tz = deps.config.BUSINESS_TIMEZONE;
+  const when = dateTimeFormatter(tz);
+  const d = L.deposits;
+  // §6: the assigned-manager column of the history is the superadmin's (deposits.manager_filter).
+  const withManager = can(actor.role === 'system' ? null : actor.role, 'deposits.manager_filter');
+  // Checks the Manager filter's permission and a client_id's scope first: a refusal is a clean 4xx.
+  const base = (await filteredDeposits({ db: deps.db, timeZone: tz }, actor, filters)).select([...DEPOSIT_COLUMNS]);
+  const header = [d.id, d.clientId, d.client, d.type, d.amount, d.date, d.creator, ...(withManager ? [d.manager] : [])];
+  const sheet = createXlsxSheetStream(L.depositsSheet, [...header, d.notes], [10, 10, 28, 12, 12, 18, 24, 24, 40]);
+  const { done, cancel } = run<DepositRow>({
+    deps,
+    actor,
+    log,
+    sheet,
+    batch: keysetBatches<DepositRow>(base, 'd.id'),
+    idOf: (r) => Number(r.id),
+    cells: (r) => [
+      Number(r.id),
+      Number(r.client_id),
+      r.client_name,
+      L.depositTypes[r.deposit_type] ?? r.deposit_type,
+      centsToDollars(r.amount_cents),
+      when(r.created_at),
+      r.created_by_name || L.unknown,
+      ...(withManager ? [r.assigned_manager === null ? L.unassigned : (r.assigned_manager_name ?? '')] : []),
+      r.notes,
+    ],
+    audit: { action: 'deposit.export', entityType: 'deposit', filters: usedFilters(filters) },
+  });
+  return { stream: sheet.stream, filename: `deposits_export_${today(tz)}.xlsx`, done, cancel };
+}

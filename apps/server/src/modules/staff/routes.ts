@@ -1,0 +1,89 @@
+import {
+  changePasswordRequestSchema,
+  errorSchema,
+  okSchema,
+  staffListResponseSchema,
+  staffMemberSchema,
+  updateUserRequestSchema,
+  usersQuerySchema,
+  usersResponseSchema,
+  uuidParam,
+} from '@brokerage/shared';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../platform/deps.js';
+import { changePassword, deleteUser, listStaff, listUsers, updateUser } from './service.js';
+
+const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
+
+export const staffRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/api/users',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'Staff members, paged, with the summary counts of the staff page',
+        querystring: usersQuerySchema,
+        response: { 200: usersResponseSchema, ...errors },
+      },
+    },
+    async (request) => listUsers(deps, request.query),
+  );
+
+  app.get(
+    '/api/staff',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'Every live staff member, for manager pickers',
+        response: { 200: staffListResponseSchema, ...errors },
+      },
+    },
+    async () => listStaff(deps),
+  );
+
+  app.put(
+    '/api/users/:id',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'Edit a staff member',
+        params: uuidParam,
+        body: updateUserRequestSchema,
+        response: { 200: staffMemberSchema, ...errors },
+      },
+    },
+    async (request) => updateUser(deps, request.params.id, request.body, request.auth!.actor),
+  );
+
+  app.put(
+    '/api/users/:id/password',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: "Set a staff member's password (superadmin); ends their other sessions",
+        params: uuidParam,
+        body: changePasswordRequestSchema,
+        response: { 200: okSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      await changePassword(deps, request.params.id, request.body.new_password, auth.actor, auth.sessionId);
+      return { ok: true as const };
+    },
+  );
+
+  app.delete(
+    '/api/users/:id',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'Delete a staff member (soft): sessions end, clients become unassigned',
+        params: uuidParam,
+        response: { 200: okSchema.extend({ unassigned_clients: z.number().int() }), ...errors },
+      },
+    },
+    async (request) => ({ ok: true as const, ...(await deleteUser(deps, request.params.id, request.auth!.actor)) }),
+  );
+};

@@ -1,0 +1,224 @@
+import {
+  MANAGER_ROLES,
+  STAFF_ROLES,
+  departmentOfRole,
+  type StaffListItem,
+  type StaffMember,
+  type StaffRole,
+  type UpdateUserRequest,
+  type UsersQuery,
+  type UsersResponse,
+} from '@brokerage/shared';
+import { sql } from 'kysely';
+import type { AppDeps } from '../../platform/deps.js';
+import type { UserRow } from '../../platform/db/types.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { hashPassword } from '../../platform/auth/passwords.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
+import { emailTaken } from '../auth/service.js';
+
+export function toStaffMember(row: UserRow, clientsCount: number): StaffMember {
+  return {
+    id: row.id,
+    name: row.name,
+    full_name: row.name,
+    email: row.email,
+    role: row.role as StaffRole,
+    department: row.department,
+    created_at: new Date(row.created_at).toISOString(),
+    clients_count: clientsCount,
+  };
+}
+
+const staffOnly = STAFF_ROLES as readonly string[];
+
+/** The staff page list: live staff only (clients and deleted members excluded), paged and searched on the server. */
+export async function listUsers(deps: AppDeps, query: UsersQuery): Promise<UsersResponse> {
+  const { db } = deps;
+  let base = db
+    .selectFrom('users')
+    .where('deleted_at', 'is', null)
+    .where('role', 'in', staffOnly as StaffRole[]);
+  const summaryRows = await base
+    .select(['role', db.fn.countAll<string>().as('n')])
+    .groupBy('role')
+    .execute();
+  const count = (roles: readonly string[]) =>
+    summaryRows.filter((r) => roles.includes(r.role)).reduce((sum, r) => sum + Number(r.n), 0);
+
+  if (query.search) {
+    const like = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) => eb.or([eb('name', 'ilike', like), eb('email', 'ilike', like)]));
+  }
+  if (query.role) base = base.where('role', '=', query.role);
+
+  const [{ total }] = [await base.select(db.fn.countAll<string>().as('total')).executeTakeFirstOrThrow()];
+  const rows = await base
+    .selectAll('users')
+    .select((eb) =>
+      eb
+        .selectFrom('clients')
+        .select(eb.fn.countAll<string>().as('c'))
+        .whereRef('clients.assigned_manager', '=', 'users.id')
+        .as('clients_count'),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(query.per_page)
+    .offset((query.page - 1) * query.per_page)
+    .execute();
+
+  return {
+    items: rows.map(({ clients_count, ...row }) => toStaffMember(row as UserRow, Number(clients_count ?? 0))),
+    total: Number(total),
+    summary: {
+      total: count(staffOnly),
+      managers: count(MANAGER_ROLES),
+      admins: count(['admin']),
+      superadmins: count(['superadmin']),
+    },
+  };
+}
+
+/** The short staff list that manager pickers and filters use. */
+export async function listStaff(deps: AppDeps): Promise<StaffListItem[]> {
+  const rows = await deps.db
+    .selectFrom('users')
+    .select(['id', 'name', 'role', 'department'])
+    .where('deleted_at', 'is', null)
+    .where('role', 'in', staffOnly as StaffRole[])
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => ({ ...r, full_name: r.name, role: r.role as StaffRole }));
+}
+
+async function liveStaff(deps: AppDeps, id: string): Promise<UserRow> {
+  const row = await deps.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .where('role', 'in', staffOnly as StaffRole[])
+    .executeTakeFirst();
+  if (!row) throw new HttpError(404, 'user_not_found');
+  return row;
+}
+
+export async function updateUser(
+  deps: AppDeps,
+  id: string,
+  input: UpdateUserRequest,
+  actor: Actor,
+): Promise<StaffMember> {
+  const target = await liveStaff(deps, id);
+  if (target.role === 'superadmin' && actor.role !== 'superadmin') throw forbidden('cannot_edit_superadmin');
+  if (input.role === 'superadmin' && target.role !== 'superadmin' && actor.role !== 'superadmin') {
+    throw forbidden('cannot_create_superadmin');
+  }
+  if (target.id === actor.id && input.role !== target.role) throw badRequest('cannot_change_own_role');
+  if (await emailTaken(deps, input.email, id)) throw conflict('email_taken');
+
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('users')
+        .set({
+          name: input.name,
+          email: input.email,
+          role: input.role,
+          department: departmentOfRole(input.role),
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await writeAudit(trx, actor, {
+        action: 'user.update',
+        entityType: 'user',
+        entityId: id,
+        before: { name: target.name, email: target.email, role: target.role },
+        after: { name: updated.name, email: updated.email, role: updated.role },
+      });
+      const clients = await trx
+        .selectFrom('clients')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('assigned_manager', '=', id)
+        .executeTakeFirstOrThrow();
+      return toStaffMember(updated, Number(clients.n));
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('email_taken');
+    throw err;
+  }
+}
+
+/** A new password ends every other session of that user (D8). */
+export async function changePassword(
+  deps: AppDeps,
+  id: string,
+  newPassword: string,
+  actor: Actor,
+  actorSessionId: string,
+) {
+  const target = await liveStaff(deps, id);
+  const hash = await hashPassword(newPassword);
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ password_hash: hash, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+    let revoke = trx
+      .updateTable('sessions')
+      .set({ revoked_at: sql`now()` })
+      .where('user_id', '=', id)
+      .where('revoked_at', 'is', null);
+    if (target.id === actor.id) revoke = revoke.where('id', '!=', actorSessionId);
+    await revoke.execute();
+    await writeAudit(trx, actor, {
+      action: 'user.password_change',
+      entityType: 'user',
+      entityId: id,
+      after: { name: target.name },
+    });
+  });
+}
+
+/**
+ * Soft delete: the row stays, so the member keeps their name in history; their sessions end at once and their
+ * clients become unassigned, all in one transaction.
+ */
+export async function deleteUser(deps: AppDeps, id: string, actor: Actor): Promise<{ unassigned_clients: number }> {
+  const target = await liveStaff(deps, id);
+  if (target.role === 'superadmin') throw forbidden('cannot_delete_superadmin');
+  if (target.id === actor.id) throw badRequest('cannot_delete_self');
+  return deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+    await trx
+      .updateTable('sessions')
+      .set({ revoked_at: sql`now()` })
+      .where('user_id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    const unassigned = await trx
+      .updateTable('clients')
+      .set({ assigned_manager: null, updated_at: sql`now()` })
+      .where('assigned_manager', '=', id)
+      .executeTakeFirst();
+    const n = Number(unassigned.numUpdatedRows ?? 0n);
+    await writeAudit(trx, actor, {
+      action: 'user.delete',
+      entityType: 'user',
+      entityId: id,
+      before: { name: target.name, email: target.email, role: target.role },
+      after: { unassigned_clients: n },
+    });
+    return { unassigned_clients: n };
+  });
+}

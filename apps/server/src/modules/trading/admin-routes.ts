@@ -1,0 +1,191 @@
+import {
+  accountDetailResponseSchema,
+  accountIdParam,
+  accountSettingsRequestSchema,
+  accountsQuerySchema,
+  accountsResponseSchema,
+  activeTradesResponseSchema,
+  balanceChangeRequestSchema,
+  balanceChangeResponseSchema,
+  clientIdParam,
+  createAccountRequestSchema,
+  errorSchema,
+  ledgerQuerySchema,
+  ledgerResponseSchema,
+  tradingAccountSchema,
+  voidTradeRequestSchema,
+  voidTradeResponseSchema,
+} from '@brokerage/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
+import { publishBalanceChanged } from '../ledger/live.js';
+import {
+  accountDetail,
+  accountLedger,
+  activeTrades,
+  changeBalance,
+  listAccounts,
+  openAccountForClient,
+  setAccountStatus,
+  updateSettings,
+  voidTrade,
+  type AdminDeps,
+} from './admin.js';
+import type { TradingEngine } from './engine.js';
+import { idempotencyHeaders } from './routes.js';
+
+const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
+
+/**
+ * Trading administration (back-office.md §7 with decisions.md D1): permission trading.manage, and every account
+ * reached through the client scope of D5. There is no call that settles a trade or picks its result.
+ */
+export const tradingAdminRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = async (app, { engine }) => {
+  const deps: AdminDeps = { db: engine.tradingDeps().db, now: () => engine.now(), bus: engine.bus };
+
+  app.get(
+    '/api/trading/admin/accounts',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'Trading accounts of the clients in scope: filtered, sorted and paged, with the summary cards',
+        querystring: accountsQuerySchema,
+        response: { 200: accountsResponseSchema, ...errors },
+      },
+    },
+    async (request) => listAccounts(deps, request.auth!.actor, request.query),
+  );
+
+  app.get(
+    '/api/trading/admin/accounts/:accountId',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'One trading account with its active trades and its 50 newest closed trades',
+        params: accountIdParam,
+        response: { 200: accountDetailResponseSchema, ...errors },
+      },
+    },
+    async (request) => accountDetail(deps, request.auth!.actor, request.params.accountId),
+  );
+
+  app.get(
+    '/api/trading/admin/accounts/:accountId/active-trades',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: "The account's active trades",
+        params: accountIdParam,
+        response: { 200: activeTradesResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({ activeTrades: await activeTrades(deps, request.auth!.actor, request.params.accountId) }),
+  );
+
+  app.get(
+    '/api/trading/admin/accounts/:accountId/ledger',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: "The account's ledger, newest first: every balance change with its cause, author and reason",
+        params: accountIdParam,
+        querystring: ledgerQuerySchema,
+        response: { 200: ledgerResponseSchema, ...errors },
+      },
+    },
+    async (request) => accountLedger(deps, request.auth!.actor, request.params.accountId, request.query),
+  );
+
+  app.post(
+    '/api/trading/admin/accounts/:accountId/void-trade',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'Void an active trade with a reason: the stake is returned and the audit log records who and why',
+        params: accountIdParam,
+        body: voidTradeRequestSchema,
+        response: { 200: voidTradeResponseSchema, ...errors },
+      },
+    },
+    async (request) => voidTrade(deps, request.auth!.actor, request.params.accountId, request.body),
+  );
+
+  app.post(
+    '/api/trading/admin/accounts/:accountId/balance',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'Set, add to or subtract from the balance, with a reason, as one ledger entry (never below 0)',
+        headers: idempotencyHeaders,
+        params: accountIdParam,
+        body: balanceChangeRequestSchema,
+        response: { 200: balanceChangeResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const actor = request.auth!.actor;
+      const result = await runIdempotent(
+        deps.db,
+        {
+          userId: actor.id!,
+          route: 'POST /api/trading/admin/accounts/:accountId/balance',
+          key: request.headers[IDEMPOTENCY_HEADER],
+          request: { params: request.params, body: request.body },
+        },
+        async (trx) => ({
+          status: 200,
+          body: await changeBalance(deps, trx, actor, request.params.accountId, request.body),
+        }),
+      );
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      else if (result.body.entry) await publishBalanceChanged(deps.db, engine.bus, [request.params.accountId]);
+      return reply.status(200).send(result.body);
+    },
+  );
+
+  app.put(
+    '/api/trading/admin/accounts/:accountId/settings',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'Trading settings: trading_enabled, max_trade_amount (dollars), payout_percentage (1–100)',
+        params: accountIdParam,
+        body: accountSettingsRequestSchema,
+        response: { 200: tradingAccountSchema, ...errors },
+      },
+    },
+    async (request) => updateSettings(deps, request.auth!.actor, request.params.accountId, request.body),
+  );
+
+  for (const action of ['block', 'activate'] as const) {
+    app.post(
+      `/api/trading/admin/accounts/:accountId/${action}`,
+      {
+        schema: {
+          tags: ['trading-admin'],
+          summary: action === 'block' ? 'Block an active account' : 'Activate a blocked or demo account',
+          params: accountIdParam,
+          response: { 200: tradingAccountSchema, ...errors },
+        },
+      },
+      async (request) => setAccountStatus(deps, request.auth!.actor, request.params.accountId, action),
+    );
+  }
+
+  app.put(
+    '/api/trading/admin/balance/:clientId',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'Open the trading account (balance 0) of a registered client that has none',
+        params: clientIdParam,
+        body: createAccountRequestSchema,
+        response: { 200: tradingAccountSchema, 201: tradingAccountSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { account, created } = await openAccountForClient(deps, request.auth!.actor, request.params.clientId);
+      return reply.status(created ? 201 : 200).send(account);
+    },
+  );
+};

@@ -1,0 +1,213 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { EventBus } from '../../platform/bus/index.js';
+import { LEADER_LOCKS, LeaderLock } from '../../platform/bus/leader.js';
+import type { Db } from '../../platform/db/index.js';
+import { publishBalanceChanged } from '../ledger/live.js';
+import { pruneIdempotencyKeys } from '../ledger/idempotency.js';
+import { createPriceSource } from '../prices/factory.js';
+import { PriceService } from '../prices/service.js';
+import { systemClock, type Clock } from '../prices/source.js';
+import { toClientTrade } from './mappers.js';
+import { settleDueTrades, type SettleOptions, type SettleReport } from './settlement.js';
+import type { TradingDeps } from './service.js';
+
+const HOUR = 3_600_000;
+
+/**
+ * The background half of the trading engine: the price feed and the settlement worker, with one clock for both.
+ * buildApp creates it stopped; main.ts starts it. Tests leave it stopped and drive it: a replay feed started without
+ * timers, `useClock` for time, `prices.pump()` to move the feed and `settleDueTrades({now})` to settle.
+ *
+ * Several processes over PostgreSQL (`databaseUrl` given): only the leader — the holder of an advisory lock — runs the
+ * feed and publishes each tick on the bus; the others take those ticks as their latest prices (D2: one price for
+ * everyone) and try every few seconds to take over. Settlement runs on every process (SKIP LOCKED).
+ */
+export class TradingEngine {
+  readonly prices: PriceService;
+  private clock: Clock = systemClock;
+  private running = false;
+  private settleTimer: NodeJS.Timeout | null = null;
+  private maintenanceTimer: NodeJS.Timeout | null = null;
+  private settling: Promise<unknown> | null = null;
+  private leader: LeaderLock | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      config: Config;
+      log: FastifyBaseLogger;
+      bus: EventBus;
+      databaseUrl?: string | undefined;
+    },
+  ) {
+    this.prices = new PriceService({ db: deps.db, clock: () => this.now(), log: deps.log });
+    // Every tick of this process's feed goes on the bus (to the sockets, and to the other processes).
+    this.prices.onTick((tick) =>
+      deps.bus.publish({ type: 'price.tick', symbol: tick.symbol, price: tick.price, at: tick.at.toISOString() }),
+    );
+  }
+
+  get bus(): EventBus {
+    return this.deps.bus;
+  }
+
+  /** Whether this process runs the price feed (always, with one process). */
+  get isFeedLeader(): boolean {
+    return this.prices.running;
+  }
+
+  now(): Date {
+    return this.clock();
+  }
+
+  /** Replaces the clock of the feed, of new trades and of settlement (tests). */
+  useClock(clock: Clock): void {
+    this.clock = clock;
+  }
+
+  get durations(): readonly number[] {
+    return this.deps.config.TRADE_DURATIONS;
+  }
+
+  tradingDeps(): TradingDeps {
+    return {
+      db: this.deps.db,
+      prices: this.prices,
+      now: () => this.now(),
+      durations: this.durations,
+      bus: this.deps.bus,
+    };
+  }
+
+  /** Starts the PRICE_SOURCE feed; `timers: false` leaves it to `prices.pump()`. */
+  async startPriceFeed(options: { timers?: boolean } = {}): Promise<void> {
+    const timers = options.timers ?? true;
+    const source = createPriceSource(this.deps.config.PRICE_SOURCE, {
+      clock: () => this.now(),
+      timers,
+      binance: { url: this.deps.config.BINANCE_WS_URL, log: this.deps.log },
+    });
+    await this.prices.start(source, { timers });
+  }
+
+  /** Settles what is due, then tells each owner: trade.settled per trade and balance.changed per account. */
+  async settleDueTrades(options: Partial<SettleOptions> = {}): Promise<SettleReport> {
+    const report = await settleDueTrades(
+      { db: this.deps.db, log: this.deps.log },
+      { ...options, now: options.now ?? this.now() },
+    );
+    if (report.settled.length > 0) await this.publishSettled(report);
+    return report;
+  }
+
+  private async publishSettled(report: SettleReport): Promise<void> {
+    try {
+      const ids = report.settled.map((s) => s.id);
+      for (let i = 0; i < ids.length; i += 1000) {
+        const rows = await this.deps.db
+          .selectFrom('trades as t')
+          .innerJoin('trading_accounts as a', 'a.id', 't.account_id')
+          .selectAll('t')
+          .select('a.user_id as owner_id')
+          .where('t.id', 'in', ids.slice(i, i + 1000))
+          .orderBy('t.id')
+          .execute();
+        for (const { owner_id, ...trade } of rows) {
+          if (owner_id)
+            this.deps.bus.publish({
+              type: 'trade.settled',
+              user_id: owner_id,
+              payload: { trade: toClientTrade(trade) },
+            });
+        }
+      }
+      await publishBalanceChanged(
+        this.deps.db,
+        this.deps.bus,
+        report.settled.map((s) => s.accountId),
+      );
+    } catch (err) {
+      this.deps.log.warn({ err }, 'could not publish settlement events');
+    }
+  }
+
+  /**
+   * The feed, then one settlement run right away (trades that expired while the server was down settle at the price
+   * of their expiry), then every SETTLEMENT_INTERVAL_MS; housekeeping hourly.
+   */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    if (this.deps.databaseUrl) {
+      // Followers take the leader's ticks as their latest prices.
+      this.unsubscribe = this.deps.bus.subscribe((event) => {
+        if (event.type === 'price.tick')
+          this.prices.observe({ symbol: event.symbol, price: event.price, at: new Date(event.at) });
+      });
+      this.leader = new LeaderLock({
+        url: this.deps.databaseUrl,
+        key: LEADER_LOCKS.priceFeed,
+        name: 'price feed',
+        retryMs: this.deps.config.FEED_LEADER_RETRY_MS,
+        log: this.deps.log,
+        onLead: async () => {
+          await this.startPriceFeed();
+          this.deps.log.info({ source: this.prices.sourceName }, 'price feed started (leader)');
+        },
+        onLose: () => this.prices.stop(),
+      });
+      await this.leader.start();
+    } else {
+      await this.startPriceFeed();
+      this.deps.log.info({ source: this.prices.sourceName }, 'price feed started');
+    }
+    // Not awaited: a long backlog after an outage settles while the server already answers.
+    void this.settleOnce();
+    this.maintenanceTimer = setInterval(() => void this.maintain(), HOUR);
+    this.maintenanceTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.settleTimer) clearTimeout(this.settleTimer);
+    if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    this.settleTimer = null;
+    this.maintenanceTimer = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    await this.settling;
+    if (this.leader) await this.leader.stop();
+    this.leader = null;
+    await this.prices.stop();
+  }
+
+  private async settleOnce(): Promise<void> {
+    if (!this.running) return;
+    const run = this.settleDueTrades()
+      .then((report) => {
+        if (report.settled.length > 0) this.deps.log.debug({ settled: report.settled.length }, 'trades settled');
+      })
+      .catch((err: unknown) => this.deps.log.error({ err }, 'settlement run failed'));
+    this.settling = run;
+    await run;
+    this.settling = null;
+    if (this.running) {
+      this.settleTimer = setTimeout(() => void this.settleOnce(), this.deps.config.SETTLEMENT_INTERVAL_MS);
+      this.settleTimer.unref();
+    }
+  }
+
+  /** Idempotency keys older than a day, and raw ticks past TICK_RETENTION_HOURS (candles stay). */
+  async maintain(): Promise<void> {
+    try {
+      const now = this.now().getTime();
+      await pruneIdempotencyKeys(this.deps.db, new Date(now - 24 * HOUR));
+      const hours = this.deps.config.TICK_RETENTION_HOURS;
+      if (hours > 0 && this.prices.running) await this.prices.pruneTicks(new Date(now - hours * HOUR));
+    } catch (err) {
+      this.deps.log.error({ err }, 'trading housekeeping failed');
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import {
+  balanceResponseSchema,
+  clientSettingsResponseSchema,
+  errorSchema,
+  openTradesResponseSchema,
+  placeTradeRequestSchema,
+  placeTradeResponseSchema,
+  tradesQuerySchema,
+  tradesResponseSchema,
+} from '@brokerage/shared';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
+import type { TradingEngine } from './engine.js';
+import {
+  balance,
+  clientSettings,
+  demoSettings,
+  listTrades,
+  openTrades,
+  placeTrade,
+  publishTradeOpened,
+} from './service.js';
+
+const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
+
+/** Documents the header; other headers pass through untouched. */
+export const idempotencyHeaders = z.looseObject({
+  [IDEMPOTENCY_HEADER]: z
+    .string()
+    .optional()
+    .describe(
+      'Retry-safe key (1–200 printable ASCII characters): a retry with the same key and body returns the first answer',
+    ),
+});
+
+/** The client's trading calls (client-platform.md §7). No call here writes a balance or chooses an outcome. */
+export const tradingRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = async (app, { engine }) => {
+  const deps = engine.tradingDeps();
+
+  app.post(
+    '/api/trading/place-trade',
+    {
+      schema: {
+        tags: ['trading'],
+        summary: "Open a trade at the server's current price; the stake leaves the balance at once",
+        headers: idempotencyHeaders,
+        body: placeTradeRequestSchema,
+        response: { 201: placeTradeResponseSchema, ...errors, 503: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const userId = request.auth!.user.id;
+      const result = await runIdempotent(
+        deps.db,
+        {
+          userId,
+          route: 'POST /api/trading/place-trade',
+          key: request.headers[IDEMPOTENCY_HEADER],
+          request: request.body,
+        },
+        async (trx) => ({ status: 201, body: await placeTrade(deps, trx, userId, request.body) }),
+      );
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      else publishTradeOpened(deps.bus, userId, result.body);
+      return reply.status(201).send(result.body);
+    },
+  );
+
+  app.get(
+    '/api/trading/trades',
+    {
+      schema: {
+        tags: ['trading'],
+        summary: "The client's trades, newest first, paged; every trade shows its strike and close prices and times",
+        querystring: tradesQuerySchema,
+        response: { 200: tradesResponseSchema, ...errors },
+      },
+    },
+    async (request) => listTrades(deps, request.auth!.user.id, request.query),
+  );
+
+  app.get(
+    '/api/trading/open-trades',
+    {
+      schema: {
+        tags: ['trading'],
+        summary: "The client's active trades",
+        response: { 200: openTradesResponseSchema, ...errors },
+      },
+    },
+    async (request) => openTrades(deps, request.auth!.user.id),
+  );
+
+  app.get(
+    '/api/trading/balance',
+    {
+      schema: {
+        tags: ['trading'],
+        summary: 'The trading balance and the total result of settled trades (dollars)',
+        response: { 200: balanceResponseSchema, ...errors },
+      },
+    },
+    async (request) => balance(deps, request.auth!.user.id),
+  );
+
+  app.get(
+    '/api/trading/client-settings',
+    {
+      schema: {
+        tags: ['trading'],
+        summary: "The account's payout, trade limits and whether trading is allowed, and the offered durations",
+        response: { 200: clientSettingsResponseSchema, ...errors },
+      },
+    },
+    async (request) => clientSettings(deps, request.auth!.user.id),
+  );
+
+  app.get(
+    '/api/trading/demo-settings',
+    {
+      schema: {
+        tags: ['trading'],
+        summary:
+          "Demo mode (D16): the offered durations with a new account's default payout and limits; public, no account data",
+        response: { 200: clientSettingsResponseSchema },
+      },
+    },
+    async () => demoSettings(deps),
+  );
+};

@@ -1,0 +1,204 @@
+import {
+  DEFAULT_MAX_TRADE_DOLLARS,
+  DEFAULT_PAYOUT_PERCENTAGE,
+  MAX_PRICE_AGE_MS,
+  MIN_TRADE_DOLLARS,
+  centsToDollars,
+  dollarsToCents,
+  formatDollarLimit,
+  isAssetSymbol,
+  type BalanceResponse,
+  type ClientSettingsResponse,
+  type PlaceTradeRequest,
+  type PlaceTradeResponse,
+  type Trade,
+  type TradesQuery,
+  type TradesResponse,
+} from '@brokerage/shared';
+import { sql } from 'kysely';
+import type { EventBus } from '../../platform/bus/index.js';
+import type { Db } from '../../platform/db/index.js';
+import type { TradingAccountRow } from '../../platform/db/types.js';
+import { HttpError } from '../../platform/http/errors.js';
+import { postEntry, type Trx } from '../ledger/service.js';
+import { creditPendingDeposits } from '../deposits/service.js';
+import type { PriceService } from '../prices/service.js';
+import { toClientTrade } from './mappers.js';
+
+/** What the client side of trading needs: the database, the server's prices, its clock and the offered durations. */
+export interface TradingDeps {
+  db: Db;
+  prices: PriceService;
+  now: () => Date;
+  durations: readonly number[];
+  bus: EventBus;
+}
+
+/**
+ * Opens the trading account of a client user with balance 0 (client-platform.md §3 defaults), in the caller's
+ * transaction: registration calls it in the transaction that creates the user. Returns the account id; an account
+ * that already exists is kept as it is.
+ */
+export async function openTradingAccount(
+  trx: Db,
+  input: { clientId: number | string; userId: string },
+): Promise<number> {
+  await trx
+    .insertInto('trading_accounts')
+    .values({ client_id: Number(input.clientId), user_id: input.userId })
+    .onConflict((oc) => oc.column('client_id').doNothing())
+    .execute();
+  const row = await trx
+    .selectFrom('trading_accounts')
+    .select('id')
+    .where('client_id', '=', Number(input.clientId))
+    .executeTakeFirstOrThrow();
+  // Deposits recorded in the CRM before the client had an account are credited now (decisions.md D3).
+  await creditPendingDeposits(trx, Number(input.clientId), Number(row.id));
+  return Number(row.id);
+}
+
+async function accountOfUser(db: Db, userId: string): Promise<TradingAccountRow> {
+  const account = await db.selectFrom('trading_accounts').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  if (!account) throw new HttpError(404, 'trading_account_not_found');
+  return account;
+}
+
+/**
+ * POST /api/trading/place-trade (D1). Checked in this order, under the account's lock so concurrent calls see each
+ * other's stakes: account active and trading enabled; amount ≥ $1; amount ≤ the account's limit; amount ≤ balance;
+ * the asset is in the catalogue and the server has a price for it no older than 5 s; the duration is offered.
+ * Then, in the same transaction: the trade at the server's price with the account's payout, and its stake entry.
+ * Whatever strike or payout the client sent is not read.
+ */
+export async function placeTrade(
+  deps: TradingDeps,
+  trx: Trx,
+  userId: string,
+  input: PlaceTradeRequest,
+): Promise<PlaceTradeResponse> {
+  const now = deps.now();
+  // Locks the account for the rest of the transaction and notes the activity (undone if the trade is refused).
+  const account = await trx
+    .updateTable('trading_accounts')
+    .set({ last_activity: now })
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!account) throw new HttpError(404, 'trading_account_not_found');
+  if (account.status !== 'active' || !account.trading_enabled) throw new HttpError(409, 'trading_disabled');
+
+  const amountCents = dollarsToCents(input.amount);
+  if (amountCents === null) throw new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` });
+  if (amountCents < MIN_TRADE_DOLLARS * 100)
+    throw new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` });
+  const maxCents = Number(account.max_trade_amount_cents);
+  if (amountCents > maxCents) throw new HttpError(400, 'trade_amount_too_large', { max: formatDollarLimit(maxCents) });
+  if (amountCents > Number(account.balance_cents)) throw new HttpError(409, 'insufficient_trade_balance');
+
+  // An unknown asset has no price either; it gets its own text because the client can correct it.
+  if (!isAssetSymbol(input.asset)) throw new HttpError(400, 'unknown_asset', { asset: input.asset });
+  const quote = deps.prices.latest(input.asset);
+  if (!quote || now.getTime() - quote.at.getTime() > MAX_PRICE_AGE_MS) throw new HttpError(503, 'price_unavailable');
+
+  if (!deps.durations.includes(input.duration)) {
+    throw new HttpError(400, 'duration_not_offered', { duration: input.duration, allowed: deps.durations.join(', ') });
+  }
+
+  const accountId = Number(account.id);
+  const trade = await trx
+    .insertInto('trades')
+    .values({
+      account_id: accountId,
+      asset: input.asset,
+      direction: input.direction,
+      amount_cents: amountCents,
+      duration_seconds: input.duration,
+      payout_percentage: account.payout_percentage,
+      strike_price: quote.price,
+      strike_at: quote.at,
+      expires_at: new Date(now.getTime() + input.duration * 1000),
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const { entry } = await postEntry(trx, {
+    accountId,
+    kind: 'trade_stake',
+    amountCents: -amountCents,
+    reference: `trade:${trade.id}:stake`,
+    actor: { id: userId },
+    reason: null,
+  });
+  return { trade: toClientTrade(trade), balance: centsToDollars(entry.balanceAfterCents) };
+}
+
+/** D11, after the place-trade transaction has committed: the trade and the new balance, to the client's sockets. */
+export function publishTradeOpened(bus: EventBus, userId: string, result: PlaceTradeResponse): void {
+  bus.publish({ type: 'trade.opened', user_id: userId, payload: { trade: result.trade } });
+  bus.publish({ type: 'balance.changed', user_id: userId, payload: { balance: result.balance } });
+}
+
+/** The client's trades, newest first, paged (D4); `status: 'closed'` is every trade that is not active. */
+export async function listTrades(deps: TradingDeps, userId: string, query: TradesQuery): Promise<TradesResponse> {
+  const account = await accountOfUser(deps.db, userId);
+  let base = deps.db.selectFrom('trades').where('account_id', '=', account.id);
+  if (query.status === 'closed') base = base.where('status', '!=', 'active');
+  else if (query.status) base = base.where('status', '=', query.status);
+  const { total } = await base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(query.per_page)
+    .offset((query.page - 1) * query.per_page)
+    .execute();
+  return { items: rows.map(toClientTrade), total: Number(total) };
+}
+
+/** The client's active trades, soonest expiry first. */
+export async function openTrades(deps: TradingDeps, userId: string): Promise<Trade[]> {
+  const account = await accountOfUser(deps.db, userId);
+  const rows = await deps.db
+    .selectFrom('trades')
+    .selectAll()
+    .where('account_id', '=', account.id)
+    .where('status', '=', 'active')
+    .orderBy('expires_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toClientTrade);
+}
+
+/** The balance and the sum of the results of settled trades. */
+export async function balance(deps: TradingDeps, userId: string): Promise<BalanceResponse> {
+  const account = await accountOfUser(deps.db, userId);
+  const { profit } = await deps.db
+    .selectFrom('trades')
+    .select(sql<string>`coalesce(sum(profit_cents), 0)`.as('profit'))
+    .where('account_id', '=', account.id)
+    .executeTakeFirstOrThrow();
+  return { balance: centsToDollars(account.balance_cents), total_profit: centsToDollars(profit) };
+}
+
+export async function clientSettings(deps: TradingDeps, userId: string): Promise<ClientSettingsResponse> {
+  const account = await accountOfUser(deps.db, userId);
+  return {
+    payout_percentage: account.payout_percentage,
+    trading_enabled: account.trading_enabled && account.status === 'active',
+    max_trade_amount: centsToDollars(account.max_trade_amount_cents),
+    min_trade_amount: MIN_TRADE_DOLLARS,
+    durations: [...deps.durations],
+  };
+}
+
+/** Demo mode (D16): what an anonymous visitor may know — the offered durations and a new account's defaults. */
+export function demoSettings(deps: Pick<TradingDeps, 'durations'>): ClientSettingsResponse {
+  return {
+    payout_percentage: DEFAULT_PAYOUT_PERCENTAGE,
+    trading_enabled: true,
+    max_trade_amount: DEFAULT_MAX_TRADE_DOLLARS,
+    min_trade_amount: MIN_TRADE_DOLLARS,
+    durations: [...deps.durations],
+  };
+}

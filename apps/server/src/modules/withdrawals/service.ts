@@ -1,0 +1,421 @@
+import {
+  cardDigits,
+  centsToDollars,
+  checkWithdrawal,
+  dollarsToCents,
+  maskCard,
+  type ClientWithdrawRequest,
+  type CreateWithdrawResponse,
+  type MyWithdrawRequestsResponse,
+  type RejectWithdrawRequest,
+  type StaffWithdrawRequest,
+  type WithdrawRequestInput,
+  type WithdrawRequestsQuery,
+  type WithdrawRequestsResponse,
+} from '@brokerage/shared';
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db/index.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { scopeClients } from '../../platform/access/client-scope.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import type { CardVault } from '../../platform/crypto/card-vault.js';
+import { HttpError } from '../../platform/http/errors.js';
+import type { EventBus } from '../../platform/bus/index.js';
+import { publishBalanceChanged } from '../ledger/live.js';
+import { postEntry, type Trx } from '../ledger/service.js';
+import { notifyWithdrawalRequested } from '../notifications/service.js';
+
+/**
+ * Card withdrawal requests (client-platform.md §2.6, §5; back-office.md §2.9, §4; decisions.md D3, D5, D7, D9).
+ * A request holds its amount at once (a withdrawal_hold entry in the same transaction as the request); reject releases
+ * the hold (withdrawal_release), approve makes it final (no balance change). Both only from pending, exactly once.
+ * The card number is kept only encrypted; every answer shows it masked, except the audited reveal.
+ */
+
+export interface WithdrawalDeps {
+  db: Db;
+  cards: CardVault;
+  /** The business time zone: a card is valid to the end of its month there, and date filters are its days. */
+  timeZone: string;
+  now: () => Date;
+  /** Live updates (D11): balance.changed after a hold or a release. */
+  bus?: EventBus;
+}
+
+/** The current year and month in a time zone. */
+export function monthIn(timeZone: string, at: Date): { year: number; month: number } {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric' }).formatToParts(at);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  return { year: get('year'), month: get('month') };
+}
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+interface RequestRow {
+  id: string | number;
+  amount_cents: string | number;
+  status: 'pending' | 'approved' | 'rejected';
+  card_last4: string;
+  card_holder: string;
+  card_expiry: string;
+  created_at: Date | string;
+  processed_at: Date | string | null;
+  reject_reason: string | null;
+}
+
+function toClientRequest(r: RequestRow): ClientWithdrawRequest {
+  return {
+    id: Number(r.id),
+    amount: centsToDollars(r.amount_cents),
+    status: r.status,
+    card_number: maskCard(r.card_last4),
+    card_last4: r.card_last4,
+    card_holder: r.card_holder,
+    card_expiry: r.card_expiry,
+    created_at: iso(r.created_at)!,
+    processed_at: iso(r.processed_at),
+    reject_reason: r.reject_reason,
+  };
+}
+
+/** The columns every answer is built from; the encrypted number is never among them. */
+const PUBLIC_COLUMNS = [
+  'w.id',
+  'w.client_id',
+  'w.account_id',
+  'w.amount_cents',
+  'w.status',
+  'w.card_last4',
+  'w.card_holder',
+  'w.card_expiry',
+  'w.created_at',
+  'w.processed_by',
+  'w.processed_at',
+  'w.reject_reason',
+] as const;
+
+// ---------------------------------------------------------------- client side
+
+/**
+ * POST /api/withdraw-requests. Under the lock of the client's trading account (so concurrent requests see each
+ * other's holds), the checks of §5 in their order; then, in the same transaction, the request and its hold.
+ * Runs in the caller's transaction so the route can make it idempotent.
+ */
+export async function createWithdrawRequest(
+  deps: WithdrawalDeps,
+  trx: Trx,
+  userId: string,
+  input: WithdrawRequestInput,
+): Promise<CreateWithdrawResponse> {
+  const account = await trx
+    .selectFrom('trading_accounts')
+    .select(['id', 'client_id', 'balance_cents'])
+    .where('user_id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!account) throw new HttpError(404, 'trading_account_not_found');
+
+  const failure = checkWithdrawal(input, Number(account.balance_cents), monthIn(deps.timeZone, deps.now()));
+  if (failure) {
+    const status = failure.code === 'withdraw_insufficient_funds' ? 409 : 400;
+    throw new HttpError(status, failure.code, failure.params ?? {});
+  }
+  const digits = cardDigits(input.card_number)!;
+  const amountCents = dollarsToCents(input.amount)!;
+
+  const row = await trx
+    .insertInto('withdraw_requests')
+    .values({
+      client_id: account.client_id,
+      account_id: account.id,
+      user_id: userId,
+      amount_cents: amountCents,
+      card_holder: input.card_holder.trim().toUpperCase(),
+      card_last4: digits.slice(-4),
+      card_number_enc: deps.cards.encrypt(digits),
+      card_expiry: input.card_expiry.trim(),
+    })
+    .returning([
+      'id',
+      'amount_cents',
+      'status',
+      'card_last4',
+      'card_holder',
+      'card_expiry',
+      'created_at',
+      'processed_at',
+      'reject_reason',
+    ])
+    .executeTakeFirstOrThrow();
+  const { entry } = await postEntry(trx, {
+    accountId: Number(account.id),
+    kind: 'withdrawal_hold',
+    amountCents: -amountCents,
+    reference: `withdrawal:${row.id}:hold`,
+    actor: { id: userId },
+    reason: null,
+  });
+  await notifyWithdrawalRequested(trx, { requestId: row.id, clientId: account.client_id, amountCents });
+  return { ...toClientRequest(row), balance: centsToDollars(entry.balanceAfterCents) };
+}
+
+/** GET /api/my-withdraw-requests: the caller's own requests, newest first, paged. */
+export async function listMyWithdrawRequests(
+  deps: WithdrawalDeps,
+  userId: string,
+  page: { page: number; per_page: number },
+): Promise<MyWithdrawRequestsResponse> {
+  const base = deps.db.selectFrom('withdraw_requests as w').where('w.user_id', '=', userId);
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+    base
+      .select([...PUBLIC_COLUMNS])
+      .orderBy('w.created_at', 'desc')
+      .orderBy('w.id', 'desc')
+      .limit(page.per_page)
+      .offset((page.page - 1) * page.per_page)
+      .execute(),
+  ]);
+  return { items: rows.map(toClientRequest), total: Number(total) };
+}
+
+// ---------------------------------------------------------------- staff side
+
+/** Requests joined with their clients, limited to the clients the actor may see (D5). */
+function scopedRequests(db: Db, actor: Actor) {
+  return scopeClients(db.selectFrom('withdraw_requests as w').innerJoin('clients', 'clients.id', 'w.client_id'), actor);
+}
+
+function withNames(db: Db, actor: Actor) {
+  return scopedRequests(db, actor)
+    .leftJoin('users as p', 'p.id', 'w.processed_by')
+    .select([
+      ...PUBLIC_COLUMNS,
+      'clients.name as client_name',
+      'clients.email as client_email',
+      'p.name as processed_by_name',
+    ]);
+}
+
+type StaffRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
+
+function toStaffRequest(r: StaffRow): StaffWithdrawRequest {
+  return {
+    ...toClientRequest(r),
+    client_id: Number(r.client_id),
+    client_name: r.client_name,
+    client_email: r.client_email,
+    account_id: Number(r.account_id),
+    processed_by: r.processed_by,
+    processed_by_name: r.processed_by_name,
+  };
+}
+
+const LIKE_ESCAPE = /[\\%_]/g;
+
+/**
+ * GET /api/withdraw-requests (§2.9, D4, D5): the requests of the clients in the caller's scope, filtered and paged
+ * on the server, newest first, with the summary cards over the filtered list. Dates are days in the business time
+ * zone, both ends included.
+ */
+export async function listWithdrawRequests(
+  deps: WithdrawalDeps,
+  actor: Actor,
+  query: WithdrawRequestsQuery,
+): Promise<WithdrawRequestsResponse> {
+  const tz = deps.timeZone;
+  type Q = ReturnType<typeof scopedRequests>;
+  const filters: ((q: Q) => Q)[] = [];
+  if (query.status) filters.push((q) => q.where('w.status', '=', query.status!));
+  if (query.client_id !== undefined) filters.push((q) => q.where('w.client_id', '=', query.client_id!));
+  if (query.processed_by) filters.push((q) => q.where('w.processed_by', '=', query.processed_by!));
+  if (query.date_from) {
+    filters.push((q) =>
+      q.where('w.created_at', '>=', sql<Date>`(${query.date_from}::date)::timestamp at time zone ${tz}`),
+    );
+  }
+  if (query.date_to) {
+    filters.push((q) =>
+      q.where('w.created_at', '<', sql<Date>`(${query.date_to}::date + 1)::timestamp at time zone ${tz}`),
+    );
+  }
+  if (query.search) {
+    const text = query.search;
+    const like = `%${text.replace(LIKE_ESCAPE, (c) => `\\${c}`)}%`;
+    const id = /^\d{1,15}$/.test(text) ? Number(text) : null;
+    const cents = /^\d{1,13}(\.\d{1,2})?$/.test(text) ? dollarsToCents(text) : null;
+    filters.push((q) =>
+      q.where((eb) =>
+        eb.or([
+          eb('clients.name', 'ilike', like),
+          eb('clients.email', 'ilike', like),
+          ...(id !== null ? [eb('w.client_id', '=', id), eb('w.id', '=', id)] : []),
+          ...(cents !== null ? [eb('w.amount_cents', '=', cents)] : []),
+        ]),
+      ),
+    );
+  }
+  const apply = (q: Q) => filters.reduce((acc, f) => f(acc), q);
+
+  const filtered = apply(scopedRequests(deps.db, actor));
+  const [summary, rows] = await Promise.all([
+    filtered
+      .select([
+        sql<string>`count(*)`.as('total_count'),
+        sql<string>`coalesce(sum(w.amount_cents), 0)`.as('total_amount'),
+        sql<string>`count(*) filter (where w.status = 'pending')`.as('pending_count'),
+        sql<string>`coalesce(sum(w.amount_cents) filter (where w.status = 'pending'), 0)`.as('pending_amount'),
+        sql<string>`count(*) filter (where w.status = 'approved')`.as('approved_count'),
+        sql<string>`coalesce(sum(w.amount_cents) filter (where w.status = 'approved'), 0)`.as('approved_amount'),
+        sql<string>`count(*) filter (where w.status = 'rejected')`.as('rejected_count'),
+        sql<string>`coalesce(sum(w.amount_cents) filter (where w.status = 'rejected'), 0)`.as('rejected_amount'),
+      ])
+      .executeTakeFirstOrThrow(),
+    apply(withNames(deps.db, actor) as unknown as Q)
+      .orderBy('w.created_at', query.order)
+      .orderBy('w.id', query.order)
+      .limit(query.per_page)
+      .offset((query.page - 1) * query.per_page)
+      .execute() as unknown as Promise<StaffRow[]>,
+  ]);
+  return {
+    items: rows.map(toStaffRequest),
+    total: Number(summary.total_count),
+    summary: {
+      total_count: Number(summary.total_count),
+      total_amount: centsToDollars(summary.total_amount),
+      pending_count: Number(summary.pending_count),
+      pending_amount: centsToDollars(summary.pending_amount),
+      approved_count: Number(summary.approved_count),
+      approved_amount: centsToDollars(summary.approved_amount),
+      rejected_count: Number(summary.rejected_count),
+      rejected_amount: centsToDollars(summary.rejected_amount),
+    },
+  };
+}
+
+async function staffView(db: Db, actor: Actor, id: number): Promise<StaffWithdrawRequest> {
+  const row = await withNames(db, actor).where('w.id', '=', id).executeTakeFirst();
+  if (!row) throw new HttpError(404, 'withdraw_request_not_found');
+  return toStaffRequest(row);
+}
+
+/**
+ * The request locked for processing, if it exists and its client is in the actor's scope (404 otherwise, D5);
+ * 409 unless it is pending. Concurrent calls queue on the row lock, so only the first sees it pending.
+ */
+async function lockPending(trx: Trx, actor: Actor, id: number) {
+  const row = await scopedRequests(trx, actor)
+    .select(['w.id', 'w.client_id', 'w.account_id', 'w.amount_cents', 'w.status', 'w.card_last4'])
+    .where('w.id', '=', id)
+    .forUpdate('w')
+    .executeTakeFirst();
+  if (!row) throw new HttpError(404, 'withdraw_request_not_found');
+  if (row.status === 'approved') throw new HttpError(409, 'withdraw_request_already_approved');
+  if (row.status === 'rejected') throw new HttpError(409, 'withdraw_request_already_rejected');
+  return row;
+}
+
+/** PUT /api/withdraw-requests/:id/approve: the hold becomes final (no balance change); who and when are recorded. */
+export async function approveWithdrawRequest(
+  deps: WithdrawalDeps,
+  actor: Actor,
+  id: number,
+): Promise<StaffWithdrawRequest> {
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await lockPending(trx, actor, id);
+    await trx
+      .updateTable('withdraw_requests')
+      .set({ status: 'approved', processed_by: actor.id, processed_at: sql`now()` })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    await writeAudit(trx, actor, {
+      action: 'withdrawal.approve',
+      entityType: 'withdraw_request',
+      entityId: id,
+      before: {
+        status: 'pending',
+        client_id: Number(row.client_id),
+        amount: centsToDollars(row.amount_cents),
+        card_last4: row.card_last4,
+      },
+      after: { status: 'approved' },
+    });
+    return staffView(trx, actor, id);
+  });
+}
+
+/**
+ * PUT /api/withdraw-requests/:id/reject: the hold is released (withdrawal_release, reference withdrawal:<id>:release,
+ * so the amount can come back only once), with the reason if one is given.
+ */
+export async function rejectWithdrawRequest(
+  deps: WithdrawalDeps,
+  actor: Actor,
+  id: number,
+  input: RejectWithdrawRequest,
+): Promise<StaffWithdrawRequest & { balance: number }> {
+  const reason = input.reason?.trim() ? input.reason.trim() : null;
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const row = await lockPending(trx, actor, id);
+    await trx
+      .updateTable('withdraw_requests')
+      .set({ status: 'rejected', processed_by: actor.id, processed_at: sql`now()`, reject_reason: reason })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    const amountCents = Number(row.amount_cents);
+    const { entry } = await postEntry(trx, {
+      accountId: Number(row.account_id),
+      kind: 'withdrawal_release',
+      amountCents,
+      reference: `withdrawal:${id}:release`,
+      actor,
+      reason,
+    });
+    await writeAudit(trx, actor, {
+      action: 'withdrawal.reject',
+      entityType: 'withdraw_request',
+      entityId: id,
+      before: {
+        status: 'pending',
+        client_id: Number(row.client_id),
+        amount: centsToDollars(amountCents),
+        card_last4: row.card_last4,
+      },
+      after: {
+        status: 'rejected',
+        reason,
+        released: centsToDollars(amountCents),
+        balance: centsToDollars(entry.balanceAfterCents),
+      },
+    });
+    return {
+      account_id: Number(row.account_id),
+      view: { ...(await staffView(trx, actor, id)), balance: centsToDollars(entry.balanceAfterCents) },
+    };
+  });
+  if (deps.bus) await publishBalanceChanged(deps.db, deps.bus, [result.account_id]);
+  return result.view;
+}
+
+/**
+ * POST /api/withdraw-requests/:id/reveal-card (D7): the full number, for a request the actor may see. The reveal is
+ * written to the audit log first (who, which request, the last 4 digits — never the number); no audit row, no number.
+ */
+export async function revealCard(deps: WithdrawalDeps, actor: Actor, id: number): Promise<{ card_number: string }> {
+  const row = await scopedRequests(deps.db, actor)
+    .select(['w.id', 'w.client_id', 'w.card_last4', 'w.card_number_enc', 'w.status'])
+    .where('w.id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw new HttpError(404, 'withdraw_request_not_found');
+  const number = deps.cards.decrypt(row.card_number_enc);
+  await writeAudit(deps.db, actor, {
+    action: 'withdrawal.card_reveal',
+    entityType: 'withdraw_request',
+    entityId: id,
+    after: { client_id: Number(row.client_id), card_last4: row.card_last4, status: row.status },
+  });
+  return { card_number: number };
+}

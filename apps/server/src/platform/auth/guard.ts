@@ -1,0 +1,131 @@
+import { API_ROUTES, isStaffRole, roleMayCall, type RouteAccess } from '@brokerage/shared';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../db/index.js';
+import type { UserRow } from '../db/types.js';
+import { HttpError } from '../http/errors.js';
+import type { WhitelistCache } from '../access/whitelist.js';
+import { writeAudit } from '../audit/audit.js';
+import { actorFromUser, type Actor } from './actor.js';
+import { resolveSession, SESSION_COOKIE } from './sessions.js';
+
+export interface RequestAuth {
+  user: UserRow;
+  sessionId: string;
+  actor: Actor;
+  via: 'cookie' | 'bearer';
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every API route registered, as 'METHOD /path' (the route × role test walks it). */
+    apiRoutes: string[];
+  }
+  interface FastifyRequest {
+    auth: RequestAuth | null;
+  }
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+/** Routes a staff member may call from an address outside the whitelist (to end their session). */
+const WHITELIST_EXEMPT = new Set<string>(['POST /api/auth/logout']);
+
+export function routeKey(method: string, url: string): string {
+  return `${method} ${url}`;
+}
+
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * The route guard. Every /api route must be listed in the shared route registry (API_ROUTES); the registry's rule is
+ * attached to the route when it is registered, and a route missing from it stops the server from starting.
+ * On each request: resolve the session (cookie or Bearer), then apply the route's rule, the staff IP whitelist
+ * and, for cookie-authenticated writes, the Origin check. Refusals are 401 or 403, and every 403 is audited (onError).
+ */
+export function registerGuard(app: FastifyInstance, deps: { db: Db; whitelist: WhitelistCache }): void {
+  app.decorateRequest('auth', null);
+  app.decorate('apiRoutes', [] as string[]);
+
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const key = routeKey(method, route.url);
+      const access = (API_ROUTES as Record<string, RouteAccess>)[key];
+      if (!access) throw new Error(`route ${key} is not in the permission table (packages/shared API_ROUTES)`);
+      app.apiRoutes.push(key);
+      route.config = { ...(route.config as object), access };
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access) return; // static files, docs, not-found
+
+    const bearer = bearerToken(request);
+    const cookie = request.cookies[SESSION_COOKIE];
+    const token = bearer ?? cookie;
+    if (token) {
+      const resolved = await resolveSession(deps.db, token);
+      if (resolved) {
+        request.auth = {
+          user: resolved.user,
+          sessionId: resolved.sessionId,
+          actor: actorFromUser(resolved.user, request.ip),
+          via: bearer ? 'bearer' : 'cookie',
+        };
+      }
+    }
+    if (access === 'public') return;
+
+    const auth = request.auth;
+    if (!auth) throw new HttpError(401, 'not_authenticated');
+    const key = routeKey(request.method, request.routeOptions.url ?? '');
+
+    // A cookie rides along with any request the browser makes; a write must come from our own pages (D8).
+    if (auth.via === 'cookie' && !['GET', 'HEAD', 'OPTIONS'].includes(request.method)) {
+      const origin = request.headers.origin;
+      if (origin && !sameHost(origin, request.headers.host)) throw new HttpError(403, 'bad_origin');
+    }
+
+    if (isStaffRole(auth.user.role) && !WHITELIST_EXEMPT.has(key) && !(await deps.whitelist.allows(request.ip))) {
+      throw new HttpError(403, 'ip_not_allowed', { ip: request.ip });
+    }
+
+    if (!roleMayCall(auth.user.role, access)) throw new HttpError(403, 'forbidden');
+  });
+
+  // Every 403 to a signed-in caller is audited here, whether this guard or a service rule (an admin creating a
+  // superadmin, say) refused it; onError runs before the answer is sent.
+  app.addHook('onError', async (request, _reply, error) => {
+    if (!(error instanceof HttpError) || error.statusCode !== 403 || !request.auth) return;
+    await refuse(request, request.auth.actor, routeKey(request.method, request.routeOptions.url ?? ''), error.code);
+  });
+
+  async function refuse(request: FastifyRequest, actor: Actor, key: string, reason: string) {
+    try {
+      await writeAudit(deps.db, actor, {
+        action: 'access.denied',
+        entityType: 'route',
+        entityId: key,
+        after: { reason, url: request.url.split('?')[0] },
+      });
+    } catch (err) {
+      request.log.error({ err }, 'could not write the audit row of a refused access');
+    }
+  }
+}

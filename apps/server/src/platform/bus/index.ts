@@ -1,0 +1,196 @@
+import type { LiveUserEventType } from '@brokerage/shared';
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Db } from '../db/index.js';
+
+/**
+ * Events between the parts of the server and between server processes (decisions.md D11). Published after the
+ * transaction that caused them has committed; delivery is best effort (a process that crashes loses what it had not
+ * sent, and screens fall back to polling), so nothing that decides money may depend on an event.
+ */
+export type BusEvent =
+  /** A price of the feed; not routed to a user. `price` is the stored decimal string, `at` ISO 8601. */
+  | { type: 'price.tick'; symbol: string; price: string; at: string }
+  | { type: LiveUserEventType; user_id: string; payload: Record<string, unknown> };
+
+export type BusHandler = (event: BusEvent) => void;
+
+export interface EventBus {
+  readonly kind: 'in-process' | 'postgres';
+  publish(event: BusEvent): void;
+  /** Returns the unsubscribe function. */
+  subscribe(handler: BusHandler): () => void;
+  close(): Promise<void>;
+}
+
+interface Log {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+class Handlers {
+  private readonly set = new Set<BusHandler>();
+  constructor(private readonly log?: Log) {}
+  add(handler: BusHandler): () => void {
+    this.set.add(handler);
+    return () => void this.set.delete(handler);
+  }
+  emit(event: BusEvent): void {
+    for (const h of this.set) {
+      try {
+        h(event);
+      } catch (err) {
+        this.log?.error({ err, type: event.type }, 'event handler failed');
+      }
+    }
+  }
+}
+
+/** One process (the embedded database admits one): events go straight to the handlers, in order. */
+export class InProcessBus implements EventBus {
+  readonly kind = 'in-process' as const;
+  private readonly handlers: Handlers;
+  constructor(log?: Log) {
+    this.handlers = new Handlers(log);
+  }
+  publish(event: BusEvent): void {
+    this.handlers.emit(event);
+  }
+  subscribe(handler: BusHandler): () => void {
+    return this.handlers.add(handler);
+  }
+  async close(): Promise<void> {}
+}
+
+export const BUS_CHANNEL = 'brokerage_events';
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
+export const MAX_NOTIFY_BYTES = 7900;
+
+/**
+ * Several processes over one PostgreSQL: every event is a NOTIFY on one channel, and every process (the publisher too)
+ * receives it through its own LISTEN connection, so all handlers see the same stream. Publishing goes through the
+ * pool, batched: the events of one turn of the event loop are one statement. A payload too large for NOTIFY loses its
+ * payload (the screens refetch anyway). A lost listening connection is reconnected with backoff; events sent while it
+ * was down are missed, which the polling fallback covers.
+ */
+export class PgBus implements EventBus {
+  readonly kind = 'postgres' as const;
+  private readonly handlers: Handlers;
+  private client: pg.Client | null = null;
+  private closed = false;
+  private backoffMs = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private queue: string[] = [];
+  private flushing: Promise<void> | null = null;
+  private listening: Promise<void> | null = null;
+
+  constructor(private readonly options: { db: Db; url: string; channel?: string; log?: Log }) {
+    this.handlers = new Handlers(options.log);
+  }
+
+  private get channel(): string {
+    return this.options.channel ?? BUS_CHANNEL;
+  }
+
+  /** Opens the listening connection; resolves once LISTEN is in place (or the first attempt failed). */
+  start(): Promise<void> {
+    this.listening ??= this.connect();
+    return this.listening;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.options.url });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, null));
+    client.on('notification', (msg) => {
+      if (msg.channel !== this.channel || !msg.payload) return;
+      let event: BusEvent;
+      try {
+        event = JSON.parse(msg.payload) as BusEvent;
+      } catch {
+        return;
+      }
+      this.handlers.emit(event);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
+      this.client = client;
+      this.backoffMs = 0;
+    } catch (err) {
+      this.lost(client, err);
+    }
+  }
+
+  private lost(client: pg.Client, err: unknown): void {
+    if (this.client && this.client !== client) return;
+    this.client = null;
+    client.removeAllListeners('notification');
+    client.end().catch(() => undefined);
+    if (this.closed || this.reconnectTimer) return;
+    this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 250, 10_000);
+    this.options.log?.warn({ err, retryInMs: this.backoffMs }, 'event bus connection lost; reconnecting');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.connect();
+    }, this.backoffMs);
+    this.reconnectTimer.unref();
+  }
+
+  publish(event: BusEvent): void {
+    if (this.closed) return;
+    let json = JSON.stringify(event);
+    if (Buffer.byteLength(json) > MAX_NOTIFY_BYTES && 'user_id' in event)
+      json = JSON.stringify({ ...event, payload: {} });
+    if (Buffer.byteLength(json) > MAX_NOTIFY_BYTES) {
+      this.options.log?.warn({ type: event.type }, 'event too large for NOTIFY; dropped');
+      return;
+    }
+    this.queue.push(json);
+    if (this.queue.length === 1) setImmediate(() => void this.flush());
+  }
+
+  /** Sends what is queued; the events of one batch reach listeners in order. */
+  flush(): Promise<void> {
+    const run = (this.flushing ?? Promise.resolve()).then(async () => {
+      const batch = this.queue;
+      this.queue = [];
+      if (batch.length === 0) return;
+      try {
+        await sql`select pg_notify(${this.channel}, p) from unnest(${sql.val(batch)}::text[]) as t(p)`.execute(
+          this.options.db,
+        );
+      } catch (err) {
+        this.options.log?.error({ err, events: batch.length }, 'could not publish events');
+      }
+    });
+    this.flushing = run;
+    return run;
+  }
+
+  subscribe(handler: BusHandler): () => void {
+    return this.handlers.add(handler);
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.client;
+    this.client = null;
+    if (client) {
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
+/** The bus of a server: LISTEN/NOTIFY when the server runs on PostgreSQL with a URL, in-process otherwise. */
+export async function createBus(options: { db: Db; url?: string | undefined; log?: Log }): Promise<EventBus> {
+  if (!options.url) return new InProcessBus(options.log);
+  const bus = new PgBus({ db: options.db, url: options.url, ...(options.log ? { log: options.log } : {}) });
+  await bus.start();
+  return bus;
+}

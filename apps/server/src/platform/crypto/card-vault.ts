@@ -1,0 +1,96 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Card numbers at rest (decisions.md D7): AES-256-GCM with a 32-byte key that never lives in the database — from the
+ * configuration (CARD_ENCRYPTION_KEY, base64) or, when that is unset, from the key file DATA_DIR/keys/card.key,
+ * created with mode 0600 on first use. The key is read lazily, so a server that never handles a card needs none.
+ *
+ * Stored form: 'v1:' + base64(iv[12] ‖ tag[16] ‖ ciphertext). The version prefix leaves room for a key rotation.
+ */
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+/** Binds a ciphertext to its purpose: a blob made for something else does not decrypt as a card number. */
+const AAD = Buffer.from('brokerage:card-number:v1');
+
+export interface CardVaultOptions {
+  /** CARD_ENCRYPTION_KEY: 32 bytes, base64. */
+  key?: string | undefined;
+  /** The data directory; the key file is keys/card.key under it. */
+  dataDir: string;
+}
+
+function decodeKey(text: string, where: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== KEY_BYTES)
+    throw new Error(`${where}: the card encryption key must be ${KEY_BYTES} bytes in base64`);
+  return key;
+}
+
+/**
+ * Reads the key file, or creates it with a new random key. Creation is atomic (written to a temporary file, then
+ * hard-linked into place), so two processes starting together end up with the same key.
+ */
+export function loadOrCreateKeyFile(file: string): Buffer {
+  if (fs.existsSync(file)) return decodeKey(fs.readFileSync(file, 'utf8'), file);
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = path.join(dir, `.card.key.${process.pid}.${randomBytes(6).toString('hex')}`);
+  fs.writeFileSync(tmp, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  fs.chmodSync(tmp, 0o600);
+  try {
+    fs.linkSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+  return decodeKey(fs.readFileSync(file, 'utf8'), file);
+}
+
+export class CardVault {
+  #key: Buffer | null = null;
+
+  constructor(private readonly options: CardVaultOptions) {}
+
+  /** Where the key file is (used only when no key is configured). */
+  get keyFile(): string {
+    return path.join(this.options.dataDir, 'keys', 'card.key');
+  }
+
+  private key(): Buffer {
+    this.#key ??= this.options.key
+      ? decodeKey(this.options.key, 'CARD_ENCRYPTION_KEY')
+      : loadOrCreateKeyFile(this.keyFile);
+    return this.#key;
+  }
+
+  encrypt(cardNumber: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key(), iv);
+    cipher.setAAD(AAD);
+    const ciphertext = Buffer.concat([cipher.update(cardNumber, 'utf8'), cipher.final()]);
+    return `${VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+  }
+
+  /** Throws when the blob was not made with this key (or was altered): GCM authenticates it. */
+  decrypt(stored: string): string {
+    const [version, payload] = stored.split(':');
+    if (version !== VERSION || !payload) throw new Error('unknown card ciphertext format');
+    const raw = Buffer.from(payload, 'base64');
+    if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('card ciphertext too short');
+    const decipher = createDecipheriv('aes-256-gcm', this.key(), raw.subarray(0, IV_BYTES));
+    decipher.setAAD(AAD);
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  }
+}
+
+/** The vault of a running server: the configured key, else the key file in its data directory. */
+export function cardVaultFromConfig(config: { CARD_ENCRYPTION_KEY?: string | undefined; dataDir: string }): CardVault {
+  return new CardVault({ key: config.CARD_ENCRYPTION_KEY, dataDir: config.dataDir });
+}

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import type { Database } from './types.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import * as m0001 from './migrations/2026-11-22T0001-foundation.js';
+import * as m0002 from './migrations/2026-11-22T0002-trading.js';
+import * as m0003 from './migrations/2026-11-22T0003-funds-messages.js';
+import * as m0004 from './migrations/2026-11-22T0004-client-base.js';
+import * as m0005 from './migrations/2026-11-22T0005-client-search.js';
+import * as m0006 from './migrations/2026-11-22T0006-notifications.js';
+
+export type Db = Kysely<Database>;
+
+export interface DbHandle {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+// Bigint columns (money in cents, ids) come back as strings; the services convert them explicitly.
+pg.types.setTypeParser(20, (v) => v);
+
+export interface OpenDbOptions {
+  databaseUrl?: string | undefined;
+  /** Directory for the embedded database; `memory` keeps it in memory (tests). */
+  dataDir: string | 'memory';
+  poolSize?: number;
+}
+
+export async function openDb(options: OpenDbOptions): Promise<DbHandle> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle connection the server closes (restart, failover, admin command) must not crash the process: the pool
+    // drops it and opens a new one on the next query. Without a listener, pg re-throws it as an uncaught error.
+    pool.on('error', (err) => {
+      console.error(`database connection lost: ${err.message}`);
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  let pglite: PGlite;
+  // pg_trgm (contrib, bundled with PGlite) backs the clients search indexes of migration 0005.
+  const extensions = { pg_trgm };
+  if (options.dataDir === 'memory') {
+    pglite = new PGlite({ extensions });
+  } else {
+    const dir = path.join(options.dataDir, 'pgdata');
+    fs.mkdirSync(dir, { recursive: true });
+    pglite = new PGlite(dir, { extensions });
+  }
+  await pglite.waitReady;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+/** Migrations are listed here in order; each file is forward-only and never imports application code. */
+const MIGRATIONS: Record<string, Migration> = {
+  '2026-11-22T0001-foundation': m0001,
+  '2026-11-22T0002-trading': m0002,
+  '2026-11-22T0003-funds-messages': m0003,
+  '2026-11-22T0004-client-base': m0004,
+  '2026-11-22T0005-client-search': m0005,
+  '2026-11-22T0006-notifications': m0006,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,294 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Role } from '@brokerage/shared';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<unknown, string | undefined | null, string | null>;
+
+export interface UsersTable {
+  id: Generated<string>;
+  email: string;
+  name: string;
+  role: Role;
+  department: 'sales' | 'retention' | null;
+  phone: string | null;
+  password_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+  last_login_at: Timestamp | null;
+}
+
+export interface SessionsTable {
+  id: Generated<string>;
+  token_hash: string;
+  user_id: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  idle_seconds: number;
+  ip: string | null;
+  user_agent: string | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface LoginFailuresTable {
+  email_key: string;
+  failures: number;
+  last_failed_at: Timestamp;
+  locked_until: Timestamp | null;
+}
+
+export interface IpWhitelistTable {
+  id: Generated<number>;
+  ip_address: string;
+  description: string;
+  created_at: Timestamp;
+  created_by: string | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>; // bigint
+  at: Timestamp;
+  actor_id: string | null;
+  actor_name: string | null;
+  actor_role: string | null;
+  action: string;
+  entity_type: string | null;
+  entity_id: string | null;
+  before: Json;
+  after: Json;
+  ip: string | null;
+}
+
+export interface ClientsTable {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  phone: string;
+  country: string;
+  campaign: string;
+  source: string;
+  notes: string;
+  status: string;
+  assigned_manager: string | null;
+  affiliate_id: number | null;
+  user_id: string | null;
+  ftd: Generated<boolean>;
+  total_deposits_cents: Generated<string>; // bigint
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  registration_date: Timestamp | null;
+  last_comment_date: Timestamp | null;
+}
+
+/** A bigint column: the pg driver returns a string, PGlite a number; services read it with Number(). */
+type Bigint = ColumnType<string | number, string | number, string | number>;
+type GeneratedBigint = ColumnType<string | number, string | number | undefined, string | number>;
+/** An exact numeric (prices): a decimal string both ways. */
+type Numeric = ColumnType<string, string, string>;
+
+export interface TradingAccountsTable {
+  id: GeneratedBigint;
+  client_id: Bigint;
+  user_id: string;
+  balance_cents: GeneratedBigint;
+  status: Generated<'active' | 'blocked' | 'demo'>;
+  trading_enabled: Generated<boolean>;
+  max_trade_amount_cents: GeneratedBigint;
+  payout_percentage: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  last_activity: Timestamp | null;
+}
+
+export type LedgerKind =
+  | 'deposit'
+  | 'deposit_correction'
+  | 'withdrawal_hold'
+  | 'withdrawal_release'
+  | 'trade_stake'
+  | 'trade_payout'
+  | 'trade_refund'
+  | 'adjustment';
+
+export interface LedgerEntriesTable {
+  id: GeneratedBigint;
+  account_id: Bigint;
+  kind: LedgerKind;
+  amount_cents: Bigint;
+  balance_after_cents: Bigint;
+  reference: string;
+  actor_id: string | null;
+  reason: string | null;
+  created_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  route: string;
+  key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: ColumnType<unknown, string, string>;
+  created_at: Timestamp;
+}
+
+export interface PriceTicksTable {
+  id: GeneratedBigint;
+  symbol: string;
+  price: Numeric;
+  at: Timestamp;
+}
+
+export interface Candles1mTable {
+  symbol: string;
+  minute: Timestamp;
+  open: Numeric;
+  high: Numeric;
+  low: Numeric;
+  close: Numeric;
+}
+
+export interface TradesTable {
+  id: GeneratedBigint;
+  account_id: Bigint;
+  asset: string;
+  direction: 'call' | 'put';
+  amount_cents: Bigint;
+  duration_seconds: number;
+  payout_percentage: number;
+  strike_price: Numeric;
+  strike_at: Timestamp;
+  expires_at: Timestamp;
+  status: Generated<'active' | 'won' | 'lost' | 'tie' | 'voided'>;
+  close_price: Numeric | null;
+  close_at: Timestamp | null;
+  profit_cents: Bigint | null;
+  settled_at: Timestamp | null;
+  void_reason: string | null;
+  voided_by: string | null;
+  created_at: Timestamp;
+}
+
+export interface WithdrawRequestsTable {
+  id: GeneratedBigint;
+  client_id: Bigint;
+  account_id: Bigint;
+  user_id: string;
+  amount_cents: Bigint;
+  card_holder: string;
+  card_last4: string;
+  /** AES-256-GCM ciphertext (platform/crypto/card-vault.ts); never the clear number. */
+  card_number_enc: string;
+  card_expiry: string;
+  status: Generated<'pending' | 'approved' | 'rejected'>;
+  processed_by: string | null;
+  processed_at: Timestamp | null;
+  reject_reason: string | null;
+  created_at: Timestamp;
+}
+
+export interface DepositMethodsTable {
+  id: Generated<number>;
+  type: 'visa_mastercard' | 'bank_card' | 'crypto' | 'other';
+  title: string;
+  description: Generated<string>;
+  details: Generated<string>;
+  enabled: Generated<boolean>;
+  sort: Generated<number>;
+  updated_at: Timestamp;
+  updated_by: string | null;
+}
+
+export interface ClientMessagesTable {
+  id: GeneratedBigint;
+  client_id: Bigint;
+  user_id: string;
+  content: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  read_at: Timestamp | null;
+}
+
+export interface DepositsTable {
+  id: GeneratedBigint;
+  client_id: Bigint;
+  amount_cents: Bigint;
+  deposit_type: 'ftd' | 'reload';
+  notes: Generated<string>;
+  created_by: string | null;
+  created_by_name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+  credited_at: Timestamp | null;
+  revision: Generated<number>;
+}
+
+export interface CommentsTable {
+  id: GeneratedBigint;
+  client_id: Bigint;
+  text: string;
+  is_pinned: Generated<boolean>;
+  user_id: string | null;
+  user_name: string;
+  created_at: Timestamp;
+}
+
+export interface RemindersTable {
+  id: GeneratedBigint;
+  client_id: Bigint;
+  title: string;
+  description: Generated<string>;
+  scheduled_time: Timestamp;
+  status: Generated<'pending' | 'completed' | 'cancelled'>;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface NotificationsTable {
+  id: GeneratedBigint;
+  user_id: string;
+  type: 'client_assigned' | 'reminder_upcoming' | 'reminder_due' | 'withdrawal_request';
+  client_id: Bigint | null;
+  client_name: string | null;
+  reminder_id: Bigint | null;
+  reminder_title: string | null;
+  scheduled_time: Timestamp | null;
+  amount_cents: Bigint | null;
+  withdrawal_id: Bigint | null;
+  dedupe_key: string | null;
+  read_at: Timestamp | null;
+  published_at: Timestamp | null;
+  created_at: Generated<Date>;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  login_failures: LoginFailuresTable;
+  ip_whitelist: IpWhitelistTable;
+  audit_log: AuditLogTable;
+  clients: ClientsTable;
+  trading_accounts: TradingAccountsTable;
+  ledger_entries: LedgerEntriesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  price_ticks: PriceTicksTable;
+  candles_1m: Candles1mTable;
+  trades: TradesTable;
+  withdraw_requests: WithdrawRequestsTable;
+  deposit_methods: DepositMethodsTable;
+  client_messages: ClientMessagesTable;
+  deposits: DepositsTable;
+  comments: CommentsTable;
+  reminders: RemindersTable;
+  notifications: NotificationsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type TradingAccountRow = Selectable<TradingAccountsTable>;
+export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
+export type TradeRow = Selectable<TradesTable>;

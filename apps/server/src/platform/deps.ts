@@ -1,0 +1,16 @@
+import type { Config } from '../config.js';
+import type { EventBus } from './bus/index.js';
+import type { WhitelistCache } from './access/whitelist.js';
+import type { SessionPolicy } from './auth/sessions.js';
+import type { Db } from './db/index.js';
+
+/** What every module's service receives: the database, the settings, and the shared caches. */
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  whitelist: WhitelistCache;
+  sessionPolicy: SessionPolicy;
+  version: string;
+  /** Live updates (D11): published after commit, to the sockets of this and every other process. */
+  bus: EventBus;
+}

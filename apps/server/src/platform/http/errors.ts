@@ -1,0 +1,19 @@
+import type { ErrorCode } from './messages.js';
+
+/** A refusal with a status the caller should see; the error handler turns it into {detail, code}. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    readonly params: Record<string, string | number> = {},
+  ) {
+    super(code);
+  }
+}
+
+export const badRequest = (code: ErrorCode, params?: Record<string, string | number>) =>
+  new HttpError(400, code, params);
+export const notFound = (code: ErrorCode = 'not_found') => new HttpError(404, code);
+export const conflict = (code: ErrorCode, params?: Record<string, string | number>) => new HttpError(409, code, params);
+export const forbidden = (code: ErrorCode = 'forbidden', params?: Record<string, string | number>) =>
+  new HttpError(403, code, params);

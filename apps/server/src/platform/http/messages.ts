@@ -1,0 +1,186 @@
+import type { Lang } from '@brokerage/shared';
+
+/**
+ * Every business error the API answers with, in the languages of the interface. The detail is chosen by the
+ * caller's Accept-Language (Russian by default); `code` stays the same in every language for programs.
+ */
+export const ERROR_MESSAGES = {
+  bad_json: { ru: 'Некорректный JSON в теле запроса', en: 'The request body is not valid JSON' },
+  body_too_large: { ru: 'Тело запроса слишком большое', en: 'The request body is too large' },
+  bad_url: { ru: 'Некорректный адрес запроса', en: 'Malformed request URL' },
+  invalid_character: { ru: '{field}: недопустимый символ', en: '{field}: contains a character that is not allowed' },
+  unsupported_media_type: { ru: 'Неподдерживаемый тип содержимого', en: 'Unsupported content type' },
+  not_found: { ru: 'Не найдено', en: 'Not found' },
+  route_not_found: { ru: 'Маршрут {route} не найден', en: 'Route {route} not found' },
+  not_authenticated: { ru: 'Требуется вход в систему', en: 'Not authenticated' },
+  forbidden: { ru: 'Недостаточно прав для этого действия', en: 'You do not have permission for this action' },
+  ip_not_allowed: {
+    ru: 'Доступ с IP-адреса {ip} запрещен',
+    en: 'Access from IP address {ip} is not allowed',
+  },
+  bad_origin: { ru: 'Запрос с чужого источника отклонен', en: 'Cross-origin request refused' },
+  rate_limited: { ru: 'Слишком много запросов, попробуйте позже', en: 'Too many requests, try again later' },
+  login_invalid: { ru: 'Неверный email или пароль', en: 'Incorrect email or password' },
+  login_locked: {
+    ru: 'Слишком много неудачных попыток входа. Повторите через {minutes} мин.',
+    en: 'Too many failed login attempts. Try again in {minutes} min.',
+  },
+  email_taken: { ru: 'Пользователь с таким email уже зарегистрирован', en: 'Email already registered' },
+  phone_taken_user: {
+    ru: 'Пользователь с таким номером телефона уже зарегистрирован',
+    en: 'User with this phone number is already registered',
+  },
+  phone_taken_client: {
+    ru: 'Клиент с таким номером телефона уже существует',
+    en: 'Client with this phone number already exists',
+  },
+  cannot_create_superadmin: {
+    ru: 'Только суперадмин может назначать роль суперадмина',
+    en: 'Only a superadmin can grant the superadmin role',
+  },
+  cannot_edit_superadmin: {
+    ru: 'Только суперадмин может изменять суперадмина',
+    en: 'Only a superadmin can change a superadmin',
+  },
+  cannot_change_own_role: { ru: 'Нельзя изменить собственную роль', en: 'You cannot change your own role' },
+  cannot_delete_superadmin: { ru: 'Суперадмина удалить нельзя', en: 'A superadmin cannot be deleted' },
+  cannot_delete_self: { ru: 'Нельзя удалить собственную учетную запись', en: 'You cannot delete your own account' },
+  user_not_found: { ru: 'Сотрудник не найден', en: 'Staff member not found' },
+  ip_invalid: { ru: 'Некорректный формат IP-адреса', en: 'Invalid IP address format' },
+  ip_exists: { ru: 'Этот IP-адрес уже есть в списке', en: 'This IP address is already in the list' },
+  ip_would_lock_out: {
+    ru: 'Ваш текущий адрес {ip} не входит в список: после этого изменения вы потеряете доступ. Сначала добавьте свой адрес.',
+    en: 'Your current address {ip} is not covered: this change would lock you out. Add your own address first.',
+  },
+  ip_entry_not_found: { ru: 'Запись не найдена', en: 'Entry not found' },
+  // Money and trading (decisions.md D1–D3)
+  trading_disabled: { ru: 'Торговля по счету приостановлена', en: 'Trading on this account is suspended' },
+  trade_amount_too_small: { ru: 'Минимальная сумма сделки: {min}', en: 'Minimum trade amount: {min}' },
+  trade_amount_too_large: { ru: 'Максимальная сумма сделки: {max}', en: 'Maximum trade amount: {max}' },
+  insufficient_trade_balance: {
+    ru: 'Не достаточно баланса на торговом счету',
+    en: 'Not enough balance on the trading account',
+  },
+  price_unavailable: { ru: 'Котировка недоступна, попробуйте позже', en: 'Quote unavailable, please try again later' },
+  unknown_asset: { ru: 'Неизвестный актив: {asset}', en: 'Unknown asset: {asset}' },
+  duration_not_offered: {
+    ru: 'Недопустимая длительность сделки: {duration} с. Доступные значения (с): {allowed}',
+    en: 'Trade duration {duration} s is not offered. Allowed (s): {allowed}',
+  },
+  insufficient_funds: { ru: 'Недостаточно средств на торговом счете', en: 'Insufficient funds on the trading account' },
+  trading_account_not_found: { ru: 'Торговый аккаунт не найден', en: 'Trading account not found' },
+  trade_not_found: { ru: 'Сделка не найдена', en: 'Trade not found' },
+  trade_not_active: {
+    ru: 'Сделка уже закрыта: аннулировать можно только активную сделку',
+    en: 'The trade is already closed: only an active trade can be voided',
+  },
+  balance_amount_invalid: { ru: 'Введите корректную сумму', en: 'Enter a valid amount' },
+  client_not_found: { ru: 'Клиент не найден', en: 'Client not found' },
+  client_not_registered: {
+    ru: 'У клиента нет пользователя торговой платформы: сначала зарегистрируйте его',
+    en: 'The client has no trading platform user: register one first',
+  },
+  asset_not_found: { ru: 'Актив {symbol} не найден', en: 'Asset {symbol} not found' },
+  bad_date_range: {
+    ru: 'Начало периода должно быть раньше его конца',
+    en: 'The start of the period must be before its end',
+  },
+  idempotency_key_invalid: {
+    ru: 'Некорректный заголовок Idempotency-Key: от 1 до 200 печатных символов ASCII',
+    en: 'Invalid Idempotency-Key header: 1 to 200 printable ASCII characters',
+  },
+  idempotency_key_reused: {
+    ru: 'Этот Idempotency-Key уже использован с другим запросом',
+    en: 'This Idempotency-Key was already used with a different request',
+  },
+  // Withdrawal requests (client-platform.md §5 in its order; back-office.md §2.9, §4; D3, D7)
+  withdraw_amount_not_positive: { ru: 'Сумма должна быть больше 0', en: 'The amount must be greater than 0' },
+  withdraw_amount_invalid: {
+    ru: 'Сумма указывается в долларах, не более 2 знаков после запятой',
+    en: 'The amount is in dollars, with at most 2 decimals',
+  },
+  withdraw_amount_too_small: { ru: 'Минимальная сумма вывода: {min}', en: 'Minimum withdrawal amount: {min}' },
+  withdraw_insufficient_funds: {
+    ru: 'Недостаточно средств на счете. Доступно: {available}, запрошено: {requested}',
+    en: 'Insufficient funds on the account. Available: {available}, requested: {requested}',
+  },
+  card_number_invalid: { ru: 'Неверный номер карты', en: 'Invalid card number' },
+  card_holder_required: { ru: 'Укажите имя держателя карты', en: 'Enter the card holder name' },
+  card_expired: { ru: 'Срок действия карты истек', en: 'The card has expired' },
+  withdraw_request_not_found: { ru: 'Заявка на вывод не найдена', en: 'Withdrawal request not found' },
+  withdraw_request_already_approved: {
+    ru: 'Заявка уже одобрена: одобрить или отклонить можно только заявку на рассмотрении',
+    en: 'The request has already been approved: only a pending request can be approved or rejected',
+  },
+  withdraw_request_already_rejected: {
+    ru: 'Заявка уже отклонена: одобрить или отклонить можно только заявку на рассмотрении',
+    en: 'The request has already been rejected: only a pending request can be approved or rejected',
+  },
+  // Deposit methods and client messages (back-office.md §2.15)
+  deposit_method_not_found: { ru: 'Способ пополнения не найден', en: 'Deposit method not found' },
+  message_not_found: { ru: 'Сообщение не найдено', en: 'Message not found' },
+  // Writing clients (back-office.md §2.5, §2.6)
+  cannot_change_manager: {
+    ru: 'Недостаточно прав для смены ответственного менеджера',
+    en: 'You do not have permission to change the assigned manager',
+  },
+  manager_not_found: {
+    ru: 'Менеджер не найден: назначить можно только действующего сотрудника',
+    en: 'Manager not found: only an active staff member can be assigned',
+  },
+  // Deposits (back-office.md §2.6, §2.10; D3)
+  deposit_not_found: { ru: 'Депозит не найден', en: 'Deposit not found' },
+  deposit_edit_overdraws: {
+    ru: 'Нельзя уменьшить депозит: на торговом счете {balance}, а списать нужно {amount} — баланс стал бы меньше 0',
+    en: 'The deposit cannot be reduced: the trading account holds {balance} and {amount} would have to be taken back, leaving the balance below 0',
+  },
+  deposit_delete_overdraws: {
+    ru: 'Нельзя удалить депозит: на торговом счете {balance}, а списать нужно {amount} — баланс стал бы меньше 0',
+    en: 'The deposit cannot be deleted: the trading account holds {balance} and {amount} would have to be taken back, leaving the balance below 0',
+  },
+  // Comments and reminders (back-office.md §2.6, §2.7)
+  comment_not_found: { ru: 'Комментарий не найден', en: 'Comment not found' },
+  client_id_mismatch: {
+    ru: 'client_id в теле запроса не совпадает с клиентом в адресе',
+    en: 'client_id in the body does not match the client in the path',
+  },
+  reminder_not_found: { ru: 'Напоминание не найдено', en: 'Reminder not found' },
+  notification_not_found: { ru: 'Уведомление не найдено', en: 'Notification not found' },
+  client_already_registered: {
+    ru: 'Клиент уже зарегистрирован как пользователь',
+    en: 'The client is already registered as a user',
+  },
+  email_registered_unlinkable: {
+    ru: 'Пользователь существует, но создать торговый аккаунт не удалось. Обратитесь к администратору.',
+    en: 'User exists, but failed to create trading account. Contact the administrator.',
+  },
+  fundamentals_stocks_only: {
+    ru: 'Фундаментальный анализ доступен только для акций',
+    en: 'Fundamental analysis is available for stocks only',
+  },
+  fundamentals_unavailable: {
+    ru: 'Нет фундаментальных данных для {symbol}',
+    en: 'No fundamental data for {symbol}',
+  },
+  site_content_unavailable: {
+    ru: 'Содержимое сайта временно недоступно',
+    en: 'The site content is temporarily unavailable',
+  },
+  internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
+  service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
+} as const satisfies Record<string, Record<Lang, string>>;
+
+export type ErrorCode = keyof typeof ERROR_MESSAGES;
+
+export function errorMessage(code: ErrorCode, lang: Lang, params: Record<string, string | number> = {}): string {
+  let text: string = ERROR_MESSAGES[code][lang];
+  for (const [k, v] of Object.entries(params)) text = text.replaceAll(`{${k}}`, String(v));
+  return text;
+}
+
+/** ru unless the caller prefers English. */
+export function langOf(acceptLanguage: string | undefined): Lang {
+  if (!acceptLanguage) return 'ru';
+  const first = acceptLanguage.split(',')[0]?.trim().toLowerCase() ?? '';
+  return first.startsWith('en') ? 'en' : 'ru';
+}

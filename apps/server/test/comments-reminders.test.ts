@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, dbKinds, type TestApp } from './helpers.js';
+
+/** Comments and reminders on the client card and the calendar: validation, order, scope (D5), audit. */
+describe.each(dbKinds())('comments and reminders on %s', (kind) => {
+  let t: TestApp;
+  let admin: { id: string; token: string };
+  let managerA: { id: string; token: string };
+  let managerB: { id: string; token: string };
+  let clientA: number;
+  let clientB: number;
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    admin = await t.userWithToken('admin');
+    managerA = await t.userWithToken('sales_manager');
+    managerB = await t.userWithToken('sales_manager');
+    const mk = async (token: string, name: string) =>
+      (
+        await t.inject({
+          method: 'POST',
+          url: '/api/clients',
+          token,
+          payload: { name, email: `${name.toLowerCase()}@c.test`, phone: '+380501234567', country: 'Украина' },
+        })
+      ).json().id as number;
+    clientA = await mk(managerA.token, 'Alpha');
+    clientB = await mk(managerB.token, 'Beta');
+  });
+  afterAll(() => t.close());
+
+  it('comments: added, pinned first then newest, last_comment_date moved, pin/unpin, audited', async () => {
+    const post = (payload: Record<string, unknown>) =>
+      t.inject({ method: 'POST', url: `/api/clients/${clientA}/comments`, token: managerA.token, payload });
+    const c1 = await post({ text: '  Первый звонок  ', client_id: clientA });
+    expect(c1.statusCode, c1.body).toBe(201);
+    expect(c1.json()).toMatchObject({
+      text: 'Первый звонок',
+      is_pinned: false,
+      user_id: managerA.id,
+      client_id: clientA,
+    });
+    const c2 = (await post({ text: 'Важно', is_pinned: true })).json();
+    const c3 = (await post({ text: 'Третий' })).json();
+    const list = (
+      await t.inject({ method: 'GET', url: `/api/clients/${clientA}/comments`, token: managerA.token })
+    ).json();
+    expect(list.total).toBe(3);
+    expect(list.items.map((c: { id: number }) => c.id)).toEqual([c2.id, c3.id, c1.json().id]);
+    const client = await t.db
+      .selectFrom('clients')
+      .select('last_comment_date')
+      .where('id', '=', clientA)
+      .executeTakeFirstOrThrow();
+    expect(new Date(client.last_comment_date!).toISOString()).toBe(c3.created_at);
+    const unpin = await t.inject({
+      method: 'PUT',
+      url: `/api/comments/${c2.id}`,
+      token: managerA.token,
+      payload: { is_pinned: false },
+    });
+    expect(unpin.json().is_pinned).toBe(false);
+    expect(await t.auditCount('comment.create')).toBe(3);
+    const pinAudit = (await t.auditRows('comment.pin')).at(-1)!;
+    expect(pinAudit.before).toMatchObject({ is_pinned: true });
+    expect(pinAudit.after).toMatchObject({ is_pinned: false });
+  });
+
+  it('comments: validation', async () => {
+    const post = (payload: unknown) =>
+      t.inject({
+        method: 'POST',
+        url: `/api/clients/${clientA}/comments`,
+        token: managerA.token,
+        payload: payload as Record<string, unknown>,
+      });
+    expect((await post({ text: '   ' })).json().detail).toBe('text: Обязательное поле');
+    expect((await post({ text: 'x'.repeat(5001) })).json().detail).toContain('text');
+    expect((await post({ text: 'ok', client_id: clientB })).statusCode).toBe(400);
+    expect(
+      (await t.inject({ method: 'PUT', url: '/api/comments/1', token: managerA.token, payload: {} })).json().detail,
+    ).toContain('is_pinned');
+  });
+
+  it('reminders: create, list on the card, status alone, edit, delete; audited', async () => {
+    const soon = new Date(Date.now() + 3600_000).toISOString();
+    const res = await t.inject({
+      method: 'POST',
+      url: `/api/clients/${clientA}/reminders`,
+      token: managerA.token,
+      payload: { title: 'Перезвонить', description: 'после 18:00', scheduled_time: soon },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const r = res.json();
+    expect(r).toMatchObject({
+      title: 'Перезвонить',
+      status: 'pending',
+      client_name: 'Alpha',
+      created_by: managerA.id,
+      scheduled_time: soon,
+    });
+    const card = (
+      await t.inject({ method: 'GET', url: `/api/clients/${clientA}/reminders`, token: managerA.token })
+    ).json();
+    expect(card.items.map((x: { id: number }) => x.id)).toEqual([r.id]);
+    const done = await t.inject({
+      method: 'PUT',
+      url: `/api/reminders/${r.id}`,
+      token: managerA.token,
+      payload: { status: 'completed' },
+    });
+    expect(done.json().status).toBe('completed');
+    const later = new Date(Date.now() + 2 * 86400_000).toISOString();
+    const edited = await t.inject({
+      method: 'PUT',
+      url: `/api/reminders/${r.id}`,
+      token: managerA.token,
+      payload: { title: 'Перезвонить снова', scheduled_time: later, status: 'pending', description: null },
+    });
+    expect(edited.json()).toMatchObject({
+      title: 'Перезвонить снова',
+      scheduled_time: later,
+      status: 'pending',
+      description: '',
+    });
+    const audit = (await t.auditRows('reminder.update')).at(-1)!;
+    expect(audit.before).toMatchObject({ title: 'Перезвонить', status: 'completed' });
+    expect(audit.after).toMatchObject({ title: 'Перезвонить снова', status: 'pending' });
+    expect((await t.inject({ method: 'DELETE', url: `/api/reminders/${r.id}`, token: managerA.token })).json()).toEqual(
+      { ok: true },
+    );
+    expect(
+      (await t.inject({ method: 'DELETE', url: `/api/reminders/${r.id}`, token: managerA.token })).statusCode,
+    ).toBe(404);
+    expect(await t.auditCount('reminder.create')).toBeGreaterThanOrEqual(1);
+    expect(await t.auditCount('reminder.delete')).toBe(1);
+  });
+
+  it('reminders: validation', async () => {
+    const post = (payload: Record<string, unknown>) =>
+      t.inject({ method: 'POST', url: `/api/clients/${clientA}/reminders`, token: managerA.token, payload });
+    const none = await post({});
+    expect(none.json().detail).toContain('title: Обязательное поле');
+    expect(none.json().detail).toContain('scheduled_time: Обязательное поле');
+    expect((await post({ title: 'x', scheduled_time: 'tomorrow' })).json().detail).toContain('scheduled_time');
+    expect(
+      (await t.inject({ method: 'PUT', url: '/api/reminders/1', token: admin.token, payload: { status: 'done' } }))
+        .statusCode,
+    ).toBe(400);
+    expect(
+      (await t.inject({ method: 'PUT', url: '/api/reminders/1', token: admin.token, payload: {} })).statusCode,
+    ).toBe(400);
+  });
+
+  it('the calendar: default today..+7 days, a date range, status, creator and client search, paged; scoped', async () => {
+    const at = (days: number) => new Date(Date.now() + days * 86400_000).toISOString();
+    const make = async (client: number, token: string, title: string, when: string) =>
+      (
+        await t.inject({
+          method: 'POST',
+          url: `/api/clients/${client}/reminders`,
+          token,
+          payload: { title, scheduled_time: when },
+        })
+      ).json();
+    await make(clientA, managerA.token, 'in 1 day', at(1));
+    await make(clientA, managerA.token, 'in 3 days', at(3));
+    await make(clientA, managerA.token, 'in 30 days', at(30));
+    await make(clientB, managerB.token, 'B in 2 days', at(2));
+    const get = async (q: string, token = admin.token) => {
+      const res = await t.inject({ method: 'GET', url: `/api/reminders${q}`, token });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { items: { title: string }[]; total: number };
+    };
+    const titles = (r: { items: { title: string }[] }) => r.items.map((x) => x.title);
+    expect(titles(await get(''))).toEqual(['in 3 days', 'B in 2 days', 'in 1 day']);
+    expect(titles(await get('?order=asc&all=true'))).toEqual(['in 1 day', 'B in 2 days', 'in 3 days', 'in 30 days']);
+    const far = at(30).slice(0, 10);
+    expect(titles(await get(`?date_from=${far}&date_to=${far}`))).toEqual(['in 30 days']);
+    expect(titles(await get(`?created_by=${managerB.id}`))).toEqual(['B in 2 days']);
+    expect(titles(await get('?search=alph&status=pending'))).toEqual(['in 3 days', 'in 1 day']);
+    expect(titles(await get('?status=cancelled'))).toEqual([]);
+    const page = await get('?per_page=2&page=2');
+    expect(page.total).toBe(3);
+    expect(titles(page)).toEqual(['in 1 day']);
+    expect(titles(await get('', managerA.token))).toEqual(['in 3 days', 'in 1 day']);
+  });
+
+  it('scope: another manager’s client, its comments and reminders answer 404', async () => {
+    const comment = (
+      await t.inject({
+        method: 'POST',
+        url: `/api/clients/${clientB}/comments`,
+        token: managerB.token,
+        payload: { text: 'B' },
+      })
+    ).json();
+    const reminder = (
+      await t.inject({
+        method: 'POST',
+        url: `/api/clients/${clientB}/reminders`,
+        token: managerB.token,
+        payload: { title: 'B', scheduled_time: new Date().toISOString() },
+      })
+    ).json();
+    const calls = [
+      t.inject({ method: 'GET', url: `/api/clients/${clientB}/comments`, token: managerA.token }),
+      t.inject({
+        method: 'POST',
+        url: `/api/clients/${clientB}/comments`,
+        token: managerA.token,
+        payload: { text: 'x' },
+      }),
+      t.inject({
+        method: 'PUT',
+        url: `/api/comments/${comment.id}`,
+        token: managerA.token,
+        payload: { is_pinned: true },
+      }),
+      t.inject({ method: 'GET', url: `/api/clients/${clientB}/reminders`, token: managerA.token }),
+      t.inject({
+        method: 'POST',
+        url: `/api/clients/${clientB}/reminders`,
+        token: managerA.token,
+        payload: { title: 'x', scheduled_time: new Date().toISOString() },
+      }),
+      t.inject({
+        method: 'PUT',
+        url: `/api/reminders/${reminder.id}`,
+        token: managerA.token,
+        payload: { status: 'cancelled' },
+      }),
+      t.inject({ method: 'DELETE', url: `/api/reminders/${reminder.id}`, token: managerA.token }),
+    ];
+    for (const res of await Promise.all(calls)) expect(res.statusCode, res.body).toBe(404);
+  });
+});

@@ -1,0 +1,338 @@
+import { randomBytes } from 'node:crypto';
+import { CLIENT_STATUSES, settleTrade } from '@brokerage/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcile } from '../src/modules/ledger/service.js';
+import { CardVault } from '../src/platform/crypto/card-vault.js';
+import { DEMO_LEAD_COUNT } from '../src/seed/demo-leads.js';
+import { demoAccounts, seedDemoData } from '../src/seed/demo.js';
+import { createTestApp, dbKinds, type TestApp } from './helpers.js';
+
+const DEMO_CLIENTS = ['client@demo.local', 'client2@demo.local', 'client3@demo.local'];
+const MANAGER_ROLES = [
+  'sales_manager',
+  'retention_manager',
+  'manager',
+  'team_lead_sales',
+  'team_lead_retention',
+] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+describe.each(dbKinds())('the demo traders on %s', (kind) => {
+  let t: TestApp;
+  const now = new Date();
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { LOGIN_RATE_PER_MINUTE: '100000' });
+    await seedDemoData(t.db, new CardVault({ key: randomBytes(32).toString('base64'), dataDir: '/nonexistent' }), {
+      durations: [300, 900, 1800, 3600, 14400],
+      now,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('lists three demo clients, who log in and see a trading account whose balance the ledger explains', async () => {
+    expect(
+      demoAccounts()
+        .filter((a) => a.role === 'client')
+        .map((a) => a.email),
+    ).toEqual(DEMO_CLIENTS);
+    for (const email of DEMO_CLIENTS) {
+      const token = await t.login(email, 'demo12345');
+      const res = await t.inject({ method: 'GET', url: '/api/trading/balance', token });
+      expect(res.statusCode, email).toBe(200);
+      const user = await t.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+      const account = await t.db
+        .selectFrom('trading_accounts')
+        .innerJoin('clients', 'clients.id', 'trading_accounts.client_id')
+        .select(['trading_accounts.id', 'trading_accounts.balance_cents', 'clients.assigned_manager'])
+        .where('trading_accounts.user_id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      expect(account.assigned_manager, email).not.toBeNull();
+      expect(res.json().balance).toBe(Number(account.balance_cents) / 100);
+    }
+    expect(await reconcile(t.db)).toEqual([]);
+  });
+
+  it('lists one account per staff role plus the demo clients, the extra staff and traders unlisted but able to sign in', async () => {
+    const accounts = demoAccounts();
+    const staff = accounts.filter((a) => a.role !== 'client').map((a) => a.role);
+    expect(new Set(staff).size).toBe(staff.length);
+    expect(accounts.map((a) => a.email)).not.toContain('sales.manager.2@demo.local');
+    expect(accounts.map((a) => a.email)).not.toContain('client4@demo.local');
+    for (const email of ['sales.manager.2@demo.local', 'retention.manager.2@demo.local', 'client4@demo.local'])
+      expect(await t.login(email, 'demo12345'), email).toBeTruthy();
+  });
+
+  it('seeds a few hundred leads of every status, country and age, spread over the managers with some unassigned', async () => {
+    const clients = await t.db
+      .selectFrom('clients')
+      .leftJoin('users', 'users.id', 'clients.assigned_manager')
+      .select([
+        'clients.id',
+        'clients.name',
+        'clients.email',
+        'clients.phone',
+        'clients.country',
+        'clients.status',
+        'clients.source',
+        'clients.campaign',
+        'clients.created_at',
+        'clients.user_id',
+        'users.email as manager_email',
+        'users.role as manager_role',
+      ])
+      .execute();
+    expect(clients.length).toBeGreaterThanOrEqual(DEMO_LEAD_COUNT);
+    expect(clients.length).toBeLessThanOrEqual(DEMO_LEAD_COUNT + 20);
+    expect(new Set(clients.map((c) => c.email)).size).toBe(clients.length);
+    expect(new Set(clients.map((c) => c.phone)).size).toBe(clients.length);
+
+    // Every demo manager and team lead, and the extra managers, carry clients; some wait unassigned.
+    const managers = await t.db
+      .selectFrom('users')
+      .select(['id', 'email', 'role'])
+      .where('role', 'in', MANAGER_ROLES)
+      .execute();
+    expect(managers.length).toBe(MANAGER_ROLES.length + 2);
+    for (const m of managers) {
+      const own = clients.filter((c) => c.manager_email === m.email).length;
+      expect(own, m.email).toBeGreaterThanOrEqual(m.role.startsWith('team_lead') ? 5 : 15);
+    }
+    const unassigned = clients.filter((c) => c.manager_email === null).length;
+    expect(unassigned).toBeGreaterThanOrEqual(10);
+    expect(unassigned).toBeLessThanOrEqual(clients.length * 0.25);
+
+    // Every status of §4, none taking over: new and ftd the largest, fake and under_18 rare.
+    const byStatus = new Map<string, number>();
+    for (const c of clients) byStatus.set(c.status, (byStatus.get(c.status) ?? 0) + 1);
+    expect([...byStatus.keys()].sort()).toEqual([...CLIENT_STATUSES].sort());
+    for (const [status, n] of byStatus) expect(n, status).toBeLessThan(clients.length * 0.35);
+    expect(byStatus.get('ftd')!).toBeGreaterThanOrEqual(clients.length * 0.15);
+    expect(byStatus.get('fake')!).toBeLessThan(byStatus.get('in_progress')!);
+
+    // Countries with phones of their numbering; names in Cyrillic and Latin; several sources and campaigns.
+    const prefixes: Record<string, RegExp> = {
+      Россия: /^\+79\d{9}$/,
+      Казахстан: /^\+77\d{9}$/,
+      Germany: /^\+491[5-7]\d{8,9}$/,
+      'United Kingdom': /^\+447\d{9}$/,
+      Беларусь: /^\+375(29|33|44)\d{7}$/,
+    };
+    for (const [country, re] of Object.entries(prefixes)) {
+      const of = clients.filter((c) => c.country === country && c.user_id === null);
+      expect(of.length, country).toBeGreaterThanOrEqual(country === 'Беларусь' ? 3 : 20);
+      for (const c of of) expect(c.phone, `${c.name} (${country})`).toMatch(re);
+    }
+    expect(clients.filter((c) => /^[А-ЯЁӘҒҚҢӨҰҮҺІ]/u.test(c.name)).length).toBeGreaterThan(clients.length / 2);
+    expect(clients.filter((c) => /^[A-Z]/.test(c.name)).length).toBeGreaterThan(20);
+    expect(new Set(clients.map((c) => c.source)).size).toBeGreaterThanOrEqual(5);
+    expect(new Set(clients.map((c) => c.campaign)).size).toBeGreaterThanOrEqual(8);
+
+    // Created over the last ~90 days, more of them recently.
+    const ages = clients.map((c) => (now.getTime() - new Date(c.created_at).getTime()) / DAY_MS);
+    expect(Math.max(...ages)).toBeGreaterThan(60);
+    expect(Math.max(...ages)).toBeLessThanOrEqual(91);
+    expect(ages.filter((a) => a <= 30).length).toBeGreaterThan(ages.filter((a) => a > 60).length);
+  });
+
+  it('gives the leads comments, some pinned, and reminders ahead, overdue, done and cancelled', async () => {
+    const comments = await t.db
+      .selectFrom('comments')
+      .innerJoin('clients', 'clients.id', 'comments.client_id')
+      .select([
+        'comments.client_id',
+        'comments.is_pinned',
+        'comments.created_at',
+        'clients.created_at as client_created',
+        'clients.last_comment_date',
+      ])
+      .execute();
+    expect(comments.length).toBeGreaterThanOrEqual(300);
+    expect(new Set(comments.map((c) => c.client_id)).size).toBeGreaterThanOrEqual(150);
+    expect(comments.filter((c) => c.is_pinned).length).toBeGreaterThanOrEqual(15);
+    for (const c of comments) {
+      expect(new Date(c.created_at).getTime()).toBeGreaterThanOrEqual(new Date(c.client_created).getTime());
+      expect(new Date(c.created_at).getTime()).toBeLessThanOrEqual(new Date(c.last_comment_date!).getTime());
+    }
+    const reminders = await t.db.selectFrom('reminders').select(['status', 'scheduled_time', 'created_by']).execute();
+    const at = (r: (typeof reminders)[number]) => new Date(r.scheduled_time).getTime();
+    const ahead = reminders.filter((r) => r.status === 'pending' && at(r) > now.getTime());
+    const overdue = reminders.filter((r) => r.status === 'pending' && at(r) <= now.getTime());
+    expect(ahead.length).toBeGreaterThanOrEqual(30);
+    expect(ahead.every((r) => at(r) <= now.getTime() + 8 * DAY_MS)).toBe(true);
+    expect(overdue.length).toBeGreaterThanOrEqual(5);
+    expect(reminders.filter((r) => r.status === 'completed').length).toBeGreaterThanOrEqual(10);
+    expect(reminders.filter((r) => r.status === 'cancelled').length).toBeGreaterThanOrEqual(5);
+    // Their authors are several managers, and no pending one is due within the notification windows of the seed.
+    expect(new Set(reminders.map((r) => r.created_by)).size).toBeGreaterThanOrEqual(5);
+    expect(
+      reminders.filter((r) => r.status === 'pending' && Math.abs(at(r) - now.getTime()) < 2 * 60 * 60_000),
+    ).toEqual([]);
+  });
+
+  it("records the leads' deposits through the deposits service: uncredited, the earliest ftd, the totals agree", async () => {
+    const deposits = await t.db
+      .selectFrom('deposits')
+      .innerJoin('clients', 'clients.id', 'deposits.client_id')
+      .select([
+        'deposits.client_id',
+        'deposits.amount_cents',
+        'deposits.deposit_type',
+        'deposits.created_at',
+        'deposits.credited_at',
+        'deposits.created_by',
+        'clients.created_at as client_created',
+        'clients.user_id',
+        'clients.ftd',
+        'clients.total_deposits_cents',
+        'clients.assigned_manager',
+      ])
+      .where('deposits.deleted_at', 'is', null)
+      .orderBy('deposits.created_at')
+      .orderBy('deposits.id')
+      .execute();
+    const leads = deposits.filter((d) => d.user_id === null);
+    const clientsWithDeposits = new Set(leads.map((d) => d.client_id));
+    expect(clientsWithDeposits.size).toBeGreaterThanOrEqual(50);
+    expect(leads.every((d) => d.credited_at === null)).toBe(true);
+    // Recorded by the lead's manager, with the manager's own scope, after the lead came in.
+    expect(leads.filter((d) => d.created_by === d.assigned_manager).length).toBeGreaterThanOrEqual(leads.length - 5);
+    for (const id of clientsWithDeposits) {
+      const own = leads.filter((d) => d.client_id === id);
+      expect(
+        own.map((d) => d.deposit_type),
+        `client ${id}`,
+      ).toEqual(own.map((_, i) => (i === 0 ? 'ftd' : 'reload')));
+      expect(own[0]!.ftd).toBe(true);
+      expect(Number(own[0]!.total_deposits_cents)).toBe(own.reduce((s, d) => s + Number(d.amount_cents), 0));
+      for (const d of own)
+        expect(new Date(d.created_at).getTime()).toBeGreaterThanOrEqual(new Date(d.client_created).getTime());
+    }
+    expect(await reconcile(t.db)).toEqual([]);
+  });
+
+  it('has withdrawal requests of every status, their holds and releases in the ledger', async () => {
+    const requests = await t.db.selectFrom('withdraw_requests').select(['id', 'status', 'client_id']).execute();
+    expect(requests.length).toBeGreaterThanOrEqual(10);
+    const count = (s: string) => requests.filter((r) => r.status === s).length;
+    expect(count('pending')).toBeGreaterThanOrEqual(4);
+    expect(count('approved')).toBeGreaterThanOrEqual(3);
+    expect(count('rejected')).toBeGreaterThanOrEqual(2);
+    expect(new Set(requests.map((r) => r.client_id)).size).toBeGreaterThanOrEqual(5);
+    const entries = await t.db.selectFrom('ledger_entries').select(['kind', 'reference']).execute();
+    for (const r of requests) {
+      expect(entries.some((e) => e.reference === `withdrawal:${r.id}:hold` && e.kind === 'withdrawal_hold')).toBe(true);
+      expect(entries.some((e) => e.reference === `withdrawal:${r.id}:release`)).toBe(r.status === 'rejected');
+    }
+    expect(await reconcile(t.db)).toEqual([]);
+  });
+
+  it('a manager sees exactly their own clients through GET /api/clients, a team lead their department', async () => {
+    const counted = async (token: string) => {
+      const ids: number[] = [];
+      for (let page = 1; ; page++) {
+        const res = await t.inject({ method: 'GET', url: `/api/clients?per_page=100&page=${page}`, token });
+        expect(res.statusCode).toBe(200);
+        const body = res.json() as { total: number; items: { id: number; assigned_manager: string | null }[] };
+        ids.push(...body.items.map((c) => c.id));
+        if (body.items.length < 100) return { ids, total: body.total, body };
+      }
+    };
+    for (const email of ['sales.manager@demo.local', 'sales.manager.2@demo.local', 'retention.manager@demo.local']) {
+      const user = await t.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+      const expected = await t.db.selectFrom('clients').select('id').where('assigned_manager', '=', user.id).execute();
+      const seen = await counted(await t.login(email, 'demo12345'));
+      expect(seen.total, email).toBe(expected.length);
+      expect(
+        seen.ids.sort((a, b) => a - b),
+        email,
+      ).toEqual(expected.map((c) => Number(c.id)).sort((a, b) => a - b));
+    }
+    const all = await t.db
+      .selectFrom('clients')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    const lead = await counted(await t.login('team.lead.sales@demo.local', 'demo12345'));
+    const retentionStaff = await t.db.selectFrom('users').select('id').where('department', '=', 'retention').execute();
+    const retained = await t.db
+      .selectFrom('clients')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where(
+        'assigned_manager',
+        'in',
+        retentionStaff.map((u) => u.id),
+      )
+      .executeTakeFirstOrThrow();
+    expect(lead.total).toBe(Number(all.n) - Number(retained.n));
+    expect(lead.total).toBeLessThan(Number(all.n));
+  });
+
+  it('funds the new traders only by recorded deposits', async () => {
+    for (const email of DEMO_CLIENTS.slice(1)) {
+      const entries = await t.db
+        .selectFrom('ledger_entries')
+        .innerJoin('trading_accounts', 'trading_accounts.id', 'ledger_entries.account_id')
+        .innerJoin('users', 'users.id', 'trading_accounts.user_id')
+        .select(['ledger_entries.kind', 'ledger_entries.amount_cents'])
+        .where('users.email', '=', email)
+        .execute();
+      const credits = entries.filter(
+        (e) => Number(e.amount_cents) > 0 && !['trade_payout', 'trade_refund'].includes(e.kind),
+      );
+      expect(credits.length, email).toBeGreaterThan(0);
+      expect(
+        credits.every((e) => e.kind === 'deposit'),
+        email,
+      ).toBe(true);
+      expect(
+        entries.some((e) => e.kind === 'trade_stake'),
+        email,
+      ).toBe(true);
+    }
+  });
+
+  it('has settled trades at stored ticks, with the outcome of the D1 rule, and none active that expired', async () => {
+    const trades = await t.db.selectFrom('trades').selectAll().orderBy('id').execute();
+    const settled = trades.filter((tr) => tr.status !== 'active');
+    expect(settled.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(settled.map((tr) => tr.status))).toEqual(new Set(['won', 'lost']));
+    for (const tr of trades.filter((x) => x.status === 'active'))
+      expect(new Date(tr.expires_at).getTime()).toBeGreaterThan(now.getTime());
+    for (const tr of settled) {
+      const strike = await t.db
+        .selectFrom('price_ticks')
+        .select('price')
+        .where('symbol', '=', tr.asset)
+        .where('at', '=', new Date(tr.strike_at))
+        .execute();
+      expect(
+        strike.map((s) => s.price),
+        `strike of trade ${tr.id}`,
+      ).toContain(tr.strike_price);
+      // The close is the last stored tick at or before expiry.
+      const close = await t.db
+        .selectFrom('price_ticks')
+        .select(['price', 'at'])
+        .where('symbol', '=', tr.asset)
+        .where('at', '<=', new Date(tr.expires_at))
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      expect(close.price, `close of trade ${tr.id}`).toBe(tr.close_price);
+      expect(new Date(close.at).getTime()).toBe(new Date(tr.close_at!).getTime());
+      expect(new Date(tr.strike_at).getTime()).toBe(new Date(tr.created_at).getTime());
+      expect(new Date(tr.expires_at).getTime()).toBeLessThanOrEqual(now.getTime());
+      const rule = settleTrade({
+        direction: tr.direction,
+        strikePrice: tr.strike_price,
+        closePrice: tr.close_price!,
+        amountCents: Number(tr.amount_cents),
+        payoutPercentage: tr.payout_percentage,
+      });
+      expect([tr.status, Number(tr.profit_cents)], `trade ${tr.id}`).toEqual([rule.status, rule.profitCents]);
+    }
+  });
+});

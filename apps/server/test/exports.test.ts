@@ -1,0 +1,308 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import ExcelJS from 'exceljs';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPORT_BATCH } from '../src/modules/exports/service.js';
+import { createTestApp, dbKinds, type TestApp } from './helpers.js';
+
+const run = promisify(execFile);
+const SOFFICE = '/usr/bin/soffice';
+
+/**
+ * Opens XLSX files the way a user's spreadsheet program would: LibreOffice (headless) converts each to CSV (UTF-8,
+ * comma, quoted text), and the CSV is parsed back into rows of cell texts. A cell holding a formula would come out
+ * as its computed value, so '=1+1' stored as a formula would read '2'.
+ */
+async function openInSpreadsheet(files: Record<string, Buffer>): Promise<Record<string, string[][]>> {
+  if (!existsSync(SOFFICE))
+    throw new Error(`${SOFFICE} is missing: apt-get install libreoffice-calc-nogui (.ci/run does)`);
+  const dir = await mkdtemp(path.join(tmpdir(), 'xlsx-'));
+  try {
+    const inputs: string[] = [];
+    for (const [name, bytes] of Object.entries(files)) {
+      const file = path.join(dir, `${name}.xlsx`);
+      await writeFile(file, bytes);
+      inputs.push(file);
+    }
+    const out = path.join(dir, 'csv');
+    // One LibreOffice run for every file (its start-up is the slow part), with its own profile so parallel runs
+    // never share one. 44,34,76,1: comma, double quote, UTF-8, from the first line.
+    await run(
+      SOFFICE,
+      [
+        `-env:UserInstallation=file://${path.join(dir, 'profile')}`,
+        '--headless',
+        '--convert-to',
+        'csv:Text - txt - csv (StarCalc):44,34,76,1',
+        '--outdir',
+        out,
+        ...inputs,
+      ],
+      { timeout: 120_000 },
+    );
+    const result: Record<string, string[][]> = {};
+    const produced = await readdir(out);
+    for (const name of Object.keys(files)) {
+      expect(produced, `LibreOffice did not convert ${name}`).toContain(`${name}.csv`);
+      result[name] = parseCsv(await readFile(path.join(out, `${name}.csv`), 'utf8'));
+    }
+    return result;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else cell += ch;
+  }
+  if (cell !== '' || row.length) rows.push([...row, cell]);
+  return rows;
+}
+
+describe.each(dbKinds())('Excel exports on %s', (kind) => {
+  let t: TestApp;
+  let superadmin: { id: string; token: string };
+  let admin: { id: string; token: string };
+  let managerA: { id: string; token: string };
+  let managerB: { id: string; token: string };
+  let teamLead: { id: string; token: string };
+  let salesManager: { id: string; token: string };
+  const ids: Record<string, number> = {};
+
+  async function lead(key: string, values: { name: string; status?: string; manager?: string | null; phone?: string }) {
+    const row = await t.db
+      .insertInto('clients')
+      .values({
+        name: values.name,
+        email: `${key}@export.test`,
+        phone: values.phone ?? '+380501112233',
+        country: 'Украина',
+        campaign: 'Autumn - PartnerX',
+        source: 'import',
+        notes: '',
+        status: values.status ?? 'new',
+        assigned_manager: values.manager ?? null,
+        affiliate_id: null,
+        user_id: null,
+        registration_date: null,
+        last_comment_date: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ids[key] = Number(row.id);
+  }
+
+  const get = (url: string, token: string) => t.inject({ method: 'GET', url, token });
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    superadmin = await t.userWithToken('superadmin');
+    admin = await t.userWithToken('admin');
+    managerA = await t.userWithToken('retention_manager');
+    managerB = await t.userWithToken('retention_manager');
+    teamLead = await t.userWithToken('team_lead_retention');
+    salesManager = await t.userWithToken('sales_manager');
+    await lead('formula', { name: '=1+1', status: 'new', manager: managerA.id, phone: '+7 701 000 0000' });
+    await lead('at', { name: '@SUM(A1:A2)', status: 'fake', manager: managerB.id, phone: '-5' });
+    await lead('plain', { name: 'Олена Коваль', status: 'ftd', manager: managerA.id });
+    await lead('free', { name: 'Free Lead', status: 'new', manager: null });
+    for (const [key, amount] of [
+      ['formula', 100],
+      ['formula', 50.5],
+      ['at', 70],
+    ] as const) {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/deposits',
+        token: superadmin.token,
+        payload: { client_id: ids[key], amount, notes: '+note' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  it('clients: a real XLSX with the rows of the filters, formula-like cells as text, audited with filters and count', async () => {
+    const all = await get('/api/clients/export/excel', admin.token);
+    expect(all.statusCode, all.body).toBe(200);
+    expect(all.headers['content-type']).toContain('spreadsheetml');
+    expect(all.headers['content-disposition']).toMatch(
+      /^attachment; filename="clients_export_\d{4}-\d{2}-\d{2}\.xlsx"$/,
+    );
+    const byStatus = await get('/api/clients/export/excel?status=new&page=2&per_page=1&sort=name', superadmin.token);
+    expect(byStatus.statusCode, byStatus.body).toBe(200);
+    const english = await t.inject({
+      method: 'GET',
+      url: '/api/clients/export/excel?search=%D0%9E%D0%BB%D0%B5%D0%BD%D0%B0',
+      token: admin.token,
+      headers: { 'accept-language': 'en' },
+    });
+    expect(english.statusCode).toBe(200);
+
+    const sheets = await openInSpreadsheet({
+      all: all.rawPayload,
+      byStatus: byStatus.rawPayload,
+      english: english.rawPayload,
+    });
+
+    const [header, ...rows] = sheets.all!;
+    expect(header).toEqual([
+      'ID',
+      'ФИО',
+      'Email',
+      'Телефон',
+      'Страна',
+      'Статус',
+      'Кампания',
+      'Источник',
+      'Аффилейт',
+      'Баланс, $',
+      'FTD',
+      'Менеджер',
+      'Последний комментарий',
+      'Дата создания',
+    ]);
+    // Newest first, every client once.
+    expect(rows.map((r) => Number(r[0]))).toEqual([ids.free, ids.plain, ids.at, ids.formula]);
+    const formula = rows.find((r) => Number(r[0]) === ids.formula)!;
+    expect(formula[1]).toBe('=1+1'); // the text, not 2
+    expect(formula[3]).toBe('+7 701 000 0000');
+    expect(formula[5]).toBe('ФТД'); // its first deposit made it ftd
+    expect(formula[8]).toBe('PartnerX');
+    expect(Number(formula[9])).toBe(150.5);
+    expect(formula[10]).toBe('Да');
+    expect(formula[13]).toMatch(/^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}$/);
+    // In the file itself: plain string cells, no formula anywhere (D9).
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(all.rawPayload as unknown as ArrayBuffer);
+    const cells: ExcelJS.Cell[] = [];
+    book.worksheets[0]!.eachRow((row) => row.eachCell((cell) => void cells.push(cell)));
+    expect(cells.some((cell) => cell.type === ExcelJS.ValueType.Formula || cell.formula)).toBe(false);
+    const formulaCell = cells.find((cell) => cell.value === '=1+1')!;
+    expect(formulaCell.type).toBe(ExcelJS.ValueType.String);
+    const at = rows.find((r) => Number(r[0]) === ids.at)!;
+    expect(at[1]).toBe('@SUM(A1:A2)');
+    expect(at[3]).toBe('-5');
+    expect(rows.find((r) => Number(r[0]) === ids.free)![11]).toBe('Не назначен');
+
+    // Paging and sort of the list are ignored: every 'new' client.
+    expect(sheets.byStatus!.slice(1).map((r) => Number(r[0]))).toEqual([ids.free]);
+    expect(sheets.english![0]![1]).toBe('Full name');
+    expect(sheets.english!.slice(1).map((r) => [Number(r[0]), r[5], r[10]])).toEqual([[ids.plain, 'FTD', 'No']]);
+
+    const audit = await t.auditRows('client.export');
+    expect(audit).toHaveLength(3);
+    expect(audit.map((a) => a.after)).toEqual([
+      { filters: {}, rows: 4, completed: true },
+      { filters: { status: ['new'] }, rows: 1, completed: true },
+      { filters: { search: 'Олена' }, rows: 1, completed: true },
+    ]);
+    expect(audit[0]!.actor_id).toBe(admin.id);
+  }, 120_000);
+
+  it('clients: only superadmin and admin (D5); bad filters are a 400 naming the field, before any file', async () => {
+    for (const who of [managerA, teamLead, salesManager]) {
+      const res = await get('/api/clients/export/excel', who.token);
+      expect(res.statusCode).toBe(403);
+      expect(res.json().detail).toBeTruthy();
+    }
+    expect((await t.inject({ method: 'GET', url: '/api/clients/export/excel' })).statusCode).toBe(401);
+    const bad = await get('/api/clients/export/excel?status=nope', admin.token);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().detail).toContain('status');
+    expect(await t.auditCount('client.export')).toBe(3);
+  });
+
+  it('deposits: the history of the caller’s scope with its filters; the manager column for superadmin; no card data', async () => {
+    const mine = await get('/api/deposits/export/excel', managerA.token);
+    expect(mine.statusCode, mine.body).toBe(200);
+    expect(mine.headers['content-disposition']).toMatch(/filename="deposits_export_\d{4}-\d{2}-\d{2}\.xlsx"/);
+    const everything = await get('/api/deposits/export/excel', superadmin.token);
+    const reloads = await get('/api/deposits/export/excel?deposit_type=reload', superadmin.token);
+    const lead = await get('/api/deposits/export/excel', teamLead.token);
+    const sheets = await openInSpreadsheet({
+      mine: mine.rawPayload,
+      everything: everything.rawPayload,
+      reloads: reloads.rawPayload,
+      lead: lead.rawPayload,
+    });
+
+    // A manager gets only the deposits of their own clients, without the assigned-manager column (§6).
+    expect(sheets.mine![0]).toEqual([
+      'ID',
+      'ID клиента',
+      'Клиент',
+      'Тип',
+      'Сумма, $',
+      'Дата',
+      'Создатель депозита',
+      'Примечание',
+    ]);
+    const mineRows = sheets.mine!.slice(1);
+    expect(mineRows.map((r) => [Number(r[1]), r[2], r[3], Number(r[4]), r[7]])).toEqual([
+      [ids.formula, '=1+1', 'Повторный', 50.5, '+note'],
+      [ids.formula, '=1+1', 'FTD', 100, '+note'],
+    ]);
+
+    expect(sheets.everything![0]).toContain('Назначенный менеджер');
+    expect(sheets.everything!.slice(1).map((r) => Number(r[1]))).toEqual([ids.at, ids.formula, ids.formula]);
+    expect(sheets.reloads!.slice(1).map((r) => Number(r[4]))).toEqual([50.5]);
+    // The retention team lead sees the clients of retention staff and unassigned ones: all three deposits here.
+    expect(sheets.lead!.slice(1)).toHaveLength(3);
+    const text = JSON.stringify(sheets);
+    expect(text).not.toMatch(/\d{4} ?\d{4} ?\d{4} ?\d{4}/);
+
+    const audit = await t.auditRows('deposit.export');
+    expect(audit.map((a) => (a.after as { rows: number }).rows)).toEqual([2, 3, 1, 3]);
+    expect((audit[2]!.after as { filters: unknown }).filters).toEqual({ deposit_type: ['reload'] });
+
+    // Sales roles have no History (§6); the Manager filter is the superadmin's.
+    expect((await get('/api/deposits/export/excel', salesManager.token)).statusCode).toBe(403);
+    const managerFilter = await get(`/api/deposits/export/excel?created_by=${superadmin.id}`, admin.token);
+    expect(managerFilter.statusCode).toBe(403);
+  }, 120_000);
+
+  it('streams past one database batch: every row exactly once, and the server keeps answering', async () => {
+    const n = EXPORT_BATCH + 321;
+    await sql`insert into clients (name, email, phone, country, campaign, source, notes, status)
+      select 'Bulk ' || g, 'bulk' || g || '@export.test', '+1555' || g, 'Germany', 'Bulk', 'import', '', 'potential'
+      from generate_series(1, ${n}) g`.execute(t.db);
+    const res = await get('/api/clients/export/excel?campaign=Bulk', admin.token);
+    expect(res.statusCode).toBe(200);
+    const { bulk } = await openInSpreadsheet({ bulk: res.rawPayload });
+    const rows = bulk!.slice(1);
+    expect(rows).toHaveLength(n);
+    const seen = new Set(rows.map((r) => r[0]));
+    expect(seen.size).toBe(n);
+    expect(rows.every((r) => r[1]!.startsWith('Bulk ') && r[5] === 'Потенциальный')).toBe(true);
+    const list = await get('/api/clients?campaign=Bulk&per_page=1', admin.token);
+    expect(list.json().total).toBe(n);
+  }, 180_000);
+});

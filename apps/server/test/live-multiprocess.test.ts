@@ -1,0 +1,331 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postEntry, reconcile } from '../src/modules/ledger/service.js';
+import { freshDatabase } from './helpers.js';
+import { connectLive } from './live-helpers.js';
+
+/**
+ * Several real server processes over one PostgreSQL (design.md §3, decisions.md D2, D3, D11): `node --import tsx
+ * apps/server/src/main.ts`, as in production. One holds the price-feed lock; the others take its ticks from
+ * LISTEN/NOTIFY. Trades, ticks and settlements cross processes; every trade settles exactly once, also after a crash.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+interface Proc {
+  url: string;
+  ws: string;
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+}
+
+async function startProcess(env: Record<string, string>): Promise<Proc> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brokerage-mp-'));
+  let out = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      WEB_DIST: '/nonexistent',
+      LOG_LEVEL: 'warn',
+      DEMO_DATA: '0',
+      LOGIN_RATE_PER_MINUTE: '100000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      if (out.includes('Serving on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    ws: `ws://127.0.0.1:${port}/api/ws`,
+    child,
+    output: () => out,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+  };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function registerClient(base: string): Promise<{ token: string; userId: string }> {
+  const res = await fetch(`${base}/api/auth/register-client`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Trader', email: `mp.${randomUUID()}@test.local`, password: 'secret-123' }),
+  });
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { access_token: string; user: { id: string } };
+  return { token: body.access_token, userId: body.user.id };
+}
+
+type PlaceResult = { status: number; id?: number };
+async function place(base: string, token: string, key: string, duration = 2): Promise<PlaceResult> {
+  const res = await fetch(`${base}/api/trading/place-trade`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': key },
+    body: JSON.stringify({ direction: 'call', amount: 10, duration, asset: 'EURUSD' }),
+  });
+  const body = (await res.json()) as { trade?: { id: number } };
+  return { status: res.status, ...(body.trade ? { id: body.trade.id } : {}) };
+}
+
+describe.runIf(process.env.TEST_DATABASE_URL)('several server processes over PostgreSQL', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let dir: string;
+  let env: Record<string, string>;
+  const procs: Proc[] = [];
+
+  beforeAll(async () => {
+    database = await freshDatabase('postgres');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-mp-'));
+    const file = path.join(dir, 'ticks.csv');
+    // One constant price (the replay repeats it every second): every trade is a tie, so each has exactly one
+    // settle entry (its refund) to count.
+    fs.writeFileSync(file, 't_ms,symbol,price\n0,EURUSD,1.10000\n');
+    env = {
+      DATABASE_URL: database.url!,
+      PRICE_SOURCE: `replay:${file}`,
+      TRADE_DURATIONS: '2,3,300',
+      SETTLEMENT_INTERVAL_MS: '200',
+      FEED_LEADER_RETRY_MS: '500',
+    };
+  }, 120_000);
+  afterAll(async () => {
+    for (const p of procs) await p.kill();
+    await database?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function fundUser(userId: string, cents: number) {
+    const account = await database.db
+      .selectFrom('trading_accounts')
+      .select('id')
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    await database.db.transaction().execute((trx) =>
+      postEntry(trx, {
+        accountId: Number(account.id),
+        kind: 'deposit',
+        amountCents: cents,
+        reference: `test:${randomUUID()}`,
+        actor: null,
+      }),
+    );
+  }
+
+  /** Every trade of the ids is settled, each with exactly one settle entry; the ledger reconciles. */
+  async function expectSettledOnce(ids: number[]) {
+    await until('every trade settled', async () => {
+      const { n } = await database.db
+        .selectFrom('trades')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('status', '=', 'active')
+        .where('duration_seconds', '<', 300)
+        .executeTakeFirstOrThrow();
+      return Number(n) === 0;
+    });
+    const trades = await database.db.selectFrom('trades').select(['id', 'status']).where('id', 'in', ids).execute();
+    expect(trades).toHaveLength(ids.length);
+    expect(new Set(trades.map((t) => t.status))).toEqual(new Set(['tie']));
+    const entries = await sql<{ reference: string; n: string }>`
+      select reference, count(*) as n from ledger_entries where reference like 'trade:%:settle' group by reference`.execute(
+      database.db,
+    );
+    const byRef = new Map(entries.rows.map((r) => [r.reference, Number(r.n)]));
+    for (const id of ids) expect(byRef.get(`trade:${id}:settle`), `trade ${id}`).toBe(1);
+    expect(await reconcile(database.db)).toEqual([]);
+  }
+
+  it('runs one price feed, shares its ticks and the user events, and settles a burst exactly once', async () => {
+    const leader = await startProcess(env);
+    procs.push(leader);
+    const follower = await startProcess(env);
+    procs.push(follower);
+    const client = await registerClient(follower.url);
+    await fundUser(client.userId, 1_000_000);
+
+    // A socket on the leader hears the trades placed through the follower and the ticks of the one feed.
+    const socket = await connectLive(`${leader.ws}?token=${client.token}`);
+    socket.send({ type: 'subscribe', assets: ['EURUSD'] });
+    await socket.next((f) => f.type === 'tick', 10_000, 'tick');
+
+    // The follower has prices only from the leader's ticks (it runs no feed of its own).
+    await until(
+      'a price on the follower',
+      async () => (await place(follower.url, client.token, randomUUID(), 300)).status === 201,
+    );
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => place(follower.url, client.token, randomUUID())),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const ids = results.map((r) => r.id!);
+
+    const settledIds = new Set<number>();
+    for (let i = 0; i < ids.length; i++) {
+      const frame = await socket.next((f) => f.type === 'trade.settled', 30_000, 'trade.settled');
+      settledIds.add((frame.payload as { trade: { id: number } }).trade.id);
+    }
+    expect([...settledIds].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(socket.frames.filter((f) => f.type === 'trade.opened')).toHaveLength(21);
+    socket.close();
+
+    // Every strike is a tick the leader stored: one price for everyone (D2).
+    const strikes = await sql<{ n: string }>`
+      select count(*) as n from trades t
+      where not exists (select 1 from price_ticks p where p.symbol = t.asset and p.at = t.strike_at and p.price = t.strike_price)`.execute(
+      database.db,
+    );
+    expect(Number(strikes.rows[0]!.n)).toBe(0);
+    await expectSettledOnce(ids);
+
+    // The leader stops; the follower takes the feed over (its trades keep getting fresh prices).
+    await leader.stop();
+    procs.splice(procs.indexOf(leader), 1);
+    const before = await database.db
+      .selectFrom('price_ticks')
+      .select((eb) => eb.fn.max('id').as('max'))
+      .executeTakeFirstOrThrow();
+    await until('the follower to take over the feed', async () => {
+      const row = await database.db
+        .selectFrom('price_ticks')
+        .select('id')
+        .where('id', '>', String(before.max ?? 0))
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    });
+    expect((await place(follower.url, client.token, randomUUID())).status).toBe(201);
+    await follower.stop();
+    procs.splice(procs.indexOf(follower), 1);
+  }, 180_000);
+
+  it('keeps every acknowledged trade exactly once and settles every due trade once after a SIGKILL', async () => {
+    const first = await startProcess(env);
+    procs.push(first);
+    const client = await registerClient(first.url);
+    await fundUser(client.userId, 1_000_000);
+    await until('a price', async () => (await place(first.url, client.token, randomUUID(), 300)).status === 201);
+
+    // Trades keep coming, four at a time, while earlier ones fall due; the process is killed mid-stream.
+    const keys: string[] = [];
+    const acknowledged = new Map<string, number>();
+    let killed = false;
+    const stream = (async () => {
+      while (!killed) {
+        const batch = Array.from({ length: 4 }, () => randomUUID());
+        keys.push(...batch);
+        await Promise.all(
+          batch.map(async (key) => {
+            try {
+              const r = await place(first.url, client.token, key);
+              if (r.status === 201) acknowledged.set(key, r.id!);
+            } catch {
+              // Connection lost: unknown whether it was committed; retried below with the same key.
+            }
+          }),
+        );
+      }
+    })();
+    // Killed once the first process has settled some of them (so others are due, or falling due, at the kill).
+    await until(
+      'due trades',
+      async () => {
+        if (acknowledged.size < 40) return false;
+        const row = await database.db
+          .selectFrom('trades')
+          .select('id')
+          .where('status', '!=', 'active')
+          .where('duration_seconds', '=', 2)
+          .limit(1)
+          .executeTakeFirst();
+        return row !== undefined;
+      },
+      60_000,
+    );
+    await first.kill();
+    killed = true;
+    procs.splice(procs.indexOf(first), 1);
+    await stream;
+
+    const second = await startProcess(env);
+    procs.push(second);
+    // Acknowledged trades survived the crash.
+    const ackIds = [...acknowledged.values()];
+    const stored = await database.db.selectFrom('trades').select('id').where('id', 'in', ackIds).execute();
+    expect(stored).toHaveLength(ackIds.length);
+    // Every attempt retried with its key: the committed ones answer with the same trade, the others open now.
+    const finalIds = new Map<string, number>();
+    for (const key of keys) {
+      const r = await until(`place ${key}`, async () => {
+        const res = await place(second.url, client.token, key);
+        return res.status === 201 ? res : false;
+      });
+      finalIds.set(key, r.id!);
+      if (acknowledged.has(key)) expect(r.id).toBe(acknowledged.get(key));
+    }
+    expect(new Set(finalIds.values()).size).toBe(keys.length);
+    const { n } = await database.db
+      .selectFrom('trades as t')
+      .innerJoin('trading_accounts as a', 'a.id', 't.account_id')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('a.user_id', '=', client.userId)
+      .where('t.duration_seconds', '=', 2)
+      .executeTakeFirstOrThrow();
+    expect(Number(n)).toBe(keys.length);
+    await expectSettledOnce([...finalIds.values()]);
+    await second.stop();
+    procs.splice(procs.indexOf(second), 1);
+  }, 240_000);
+});

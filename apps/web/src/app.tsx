@@ -1,0 +1,49 @@
+/**
+ * The application (back office, trading screen, sign-in): Mantine, the router and every translation. main.tsx loads it
+ * for every path but the public landing page, which boots on its own (areas/site/boot.tsx).
+ */
+import '@mantine/core/styles.css';
+import '@mantine/dates/styles.css';
+import '@mantine/notifications/styles.css';
+import './i18n';
+
+import { DatesProvider } from '@mantine/dates';
+import { MantineProvider } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
+import { QueryClientProvider } from '@tanstack/react-query';
+import dayjs from 'dayjs';
+import 'dayjs/locale/ru';
+import customParseFormat from 'dayjs/plugin/customParseFormat';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { useTranslation } from 'react-i18next';
+import { RouterProvider } from 'react-router';
+import { queryClient } from './lib/query-client';
+import { router } from './router';
+import { colorSchemeManager, theme } from './theme';
+
+// DateInput parses typed dates in its DD.MM.YYYY display format.
+dayjs.extend(customParseFormat);
+
+function App() {
+  const { i18n } = useTranslation();
+  dayjs.locale(i18n.language);
+  return (
+    <MantineProvider theme={theme} colorSchemeManager={colorSchemeManager} defaultColorScheme="light">
+      <DatesProvider settings={{ locale: i18n.language, firstDayOfWeek: 1 }}>
+        <Notifications position="top-right" />
+        <QueryClientProvider client={queryClient}>
+          <RouterProvider router={router} />
+        </QueryClientProvider>
+      </DatesProvider>
+    </MantineProvider>
+  );
+}
+
+const container = document.getElementById('root');
+if (!container) throw new Error('#root is missing from index.html');
+createRoot(container).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

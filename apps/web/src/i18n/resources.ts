@@ -1,0 +1,31 @@
+// The translation resources, without side effects (tests import this file).
+import en from './en.json';
+import enClientBase from './locales/en/clientBase.json';
+import enNotify from './locales/en/notify.json';
+import enPlatform from './locales/en/platform.json';
+import enSite from './locales/en/site.json';
+import kkPlatform from './locales/kk/platform.json';
+import kkSite from './locales/kk/site.json';
+import ruClientBase from './locales/ru/clientBase.json';
+import ruNotify from './locales/ru/notify.json';
+import ruPlatform from './locales/ru/platform.json';
+import ruSite from './locales/ru/site.json';
+import ru from './ru.json';
+
+/**
+ * Namespaces: `translation` (the back office and shared texts, ru/en), `clientBase` and `notify` (back-office client
+ * base screens, ru/en), `site` (the public site) and `platform` (the client trading screen) in ru/en/kk. The back
+ * office offers ru and en; the client side adds kk. A key missing in a language falls back to ru.
+ */
+export const LANGUAGES = ['ru', 'en', 'kk'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const CRM_LANGUAGES = ['ru', 'en'] as const satisfies readonly Language[];
+export const DEFAULT_LANGUAGE: Language = 'ru';
+
+export const NAMESPACES = ['translation', 'clientBase', 'notify', 'site', 'platform'] as const;
+
+export const resources = {
+  ru: { translation: ru, clientBase: ruClientBase, notify: ruNotify, site: ruSite, platform: ruPlatform },
+  en: { translation: en, clientBase: enClientBase, notify: enNotify, site: enSite, platform: enPlatform },
+  kk: { site: kkSite, platform: kkPlatform },
+} as const;

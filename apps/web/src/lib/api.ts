@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import i18n, { currentLanguage } from '../i18n';
+import { readDetail } from './error-detail';
+import { withQuery, type QueryValue } from './query-string';
+
+export { withQuery, type QueryValue };
+
+/** A refused or failed API call. `detail` is the server's text (already in the caller's language), or ours. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly detail: string;
+  readonly code: string | undefined;
+
+  constructor(status: number, detail: string, code?: string) {
+    super(detail || `HTTP ${status}`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.detail = detail;
+    this.code = code;
+  }
+}
+
+function invalidData(status: number): ApiError {
+  return new ApiError(status, i18n.t('errors.invalidJson'), 'invalid_json');
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  query?: Record<string, QueryValue>;
+  signal?: AbortSignal;
+}
+
+/**
+ * The one way the web calls the server: same-origin cookie session (the token is never readable here, D8), JSON both
+ * ways, and the interface language in Accept-Language so the server's messages come back translated.
+ */
+export async function apiRequest(path: string, options: RequestOptions = {}): Promise<unknown> {
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'Accept-Language': currentLanguage(),
+  };
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+
+  const response = await fetch(withQuery(path, options.query), {
+    method: options.method ?? 'GET',
+    credentials: 'same-origin',
+    headers,
+    body,
+    signal: options.signal,
+  });
+
+  const text = await response.text();
+  let data: unknown = undefined;
+  if (text !== '') {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw invalidData(response.status);
+    }
+  }
+
+  if (!response.ok) {
+    const record = data && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+    const code = typeof record.code === 'string' ? record.code : undefined;
+    throw new ApiError(response.status, readDetail(record.detail), code);
+  }
+  return data;
+}
+
+/** A call whose answer is checked against the shared contract; an answer that does not match is invalid data. */
+export async function apiCall<S extends z.ZodType>(
+  schema: S,
+  path: string,
+  options: RequestOptions = {},
+): Promise<z.infer<S>> {
+  const data = await apiRequest(path, options);
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    console.error(`Response of ${options.method ?? 'GET'} ${path} does not match the contract`, parsed.error.issues);
+    throw invalidData(200);
+  }
+  return parsed.data;
+}
+
+/** The text to show for a failed call: the server's detail when it gave one, else the screen's fallback. */
+export function errorText(error: unknown, fallback: string): string {
+  if (error instanceof ApiError && error.detail) return error.detail;
+  return fallback;
+}

@@ -1,0 +1,40 @@
+import { auditResponseSchema } from '@brokerage/shared';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { apiCall } from '../../../lib/api';
+
+export interface AuditFilters {
+  actorId: string | null;
+  action: string | null;
+  /** YYYY-MM-DD, both ends inclusive. */
+  dateFrom: string | null;
+  dateTo: string | null;
+}
+
+export interface AuditListParams extends AuditFilters {
+  page: number;
+  perPage: number;
+}
+
+export const auditKeys = {
+  all: ['audit'] as const,
+  list: (params: AuditListParams) => ['audit', 'list', params] as const,
+};
+
+export function useAuditLog(params: AuditListParams) {
+  return useQuery({
+    queryKey: auditKeys.list(params),
+    queryFn: ({ signal }) =>
+      apiCall(auditResponseSchema, '/api/audit', {
+        query: {
+          page: params.page,
+          per_page: params.perPage,
+          actor_id: params.actorId,
+          action: params.action,
+          date_from: params.dateFrom,
+          date_to: params.dateTo,
+        },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+}

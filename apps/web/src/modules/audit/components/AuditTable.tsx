@@ -1,0 +1,104 @@
+import type { AuditEntry } from '@brokerage/shared';
+import { ActionIcon, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
+import { IconEye } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { formatDateTime } from '../../../lib/format';
+import { roleLabelKey } from '../../ui/role-label';
+import { auditActionLabel } from '../action-label';
+
+const COLUMNS = 6;
+
+export function AuditTable({
+  items,
+  loading,
+  onShow,
+}: {
+  items: AuditEntry[];
+  loading: boolean;
+  onShow: (entry: AuditEntry) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Table.ScrollContainer minWidth={860}>
+      <Table striped highlightOnHover verticalSpacing="xs" data-testid="audit-table">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('audit.columns.time')}</Table.Th>
+            <Table.Th>{t('audit.columns.actor')}</Table.Th>
+            <Table.Th>{t('audit.columns.action')}</Table.Th>
+            <Table.Th>{t('audit.columns.record')}</Table.Th>
+            <Table.Th>{t('audit.columns.ip')}</Table.Th>
+            <Table.Th ta="right">{t('audit.columns.details')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {loading && items.length === 0 ? (
+            <Table.Tr>
+              <Table.Td colSpan={COLUMNS}>
+                <Group justify="center" gap="sm" py="md">
+                  <Loader size="sm" />
+                  <Text>{t('audit.loading')}</Text>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ) : null}
+          {!loading && items.length === 0 ? (
+            <Table.Tr>
+              <Table.Td colSpan={COLUMNS}>
+                <Text ta="center" c="dimmed" py="md">
+                  {t('audit.empty')}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ) : null}
+          {items.map((entry) => (
+            <Table.Tr key={entry.id} data-testid="audit-row" data-action={entry.action}>
+              <Table.Td>
+                <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                  {formatDateTime(entry.at, undefined, { seconds: true })}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{entry.actor_name ?? t('audit.system')}</Text>
+                {entry.actor_role ? (
+                  <Text size="xs" c="dimmed">
+                    {t(roleLabelKey(entry.actor_role))}
+                  </Text>
+                ) : null}
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{auditActionLabel(entry.action, t)}</Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm" ff="monospace">
+                  {entry.entity_type
+                    ? `${entry.entity_type}${entry.entity_id ? ` #${entry.entity_id}` : ''}`
+                    : t('common.dash')}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm" ff="monospace">
+                  {entry.ip ?? t('common.dash')}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Group justify="flex-end">
+                  <Tooltip label={t('audit.showDetails')}>
+                    <ActionIcon
+                      variant="subtle"
+                      aria-label={t('audit.showDetails')}
+                      onClick={() => onShow(entry)}
+                      data-testid="audit-show"
+                    >
+                      <IconEye size={18} />
+                    </ActionIcon>
+                  </Tooltip>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

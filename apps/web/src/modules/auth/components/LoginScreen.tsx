@@ -1,0 +1,85 @@
+import { loginRequestSchema, type LoginRequest } from '@brokerage/shared';
+import { Box, Button, Center, Group, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useTranslation } from 'react-i18next';
+import { errorText } from '../../../lib/api';
+import { schemaValidator } from '../../../lib/validation';
+import { ErrorBox } from '../../ui/ErrorBox';
+import { LanguageSwitch } from '../../ui/LanguageSwitch';
+import { ThemeToggle } from '../../ui/ThemeToggle';
+import { signedIn, useLogin } from '../api/session';
+import { DemoAccounts } from './DemoAccounts';
+
+/** §2.3: the sign-in form. Shown only to anonymous visitors (the route sends signed-in users home). */
+export function LoginScreen() {
+  const { t } = useTranslation();
+  const login = useLogin();
+  const form = useForm<LoginRequest>({
+    mode: 'controlled',
+    initialValues: { email: '', password: '' },
+    validate: schemaValidator<LoginRequest>(loginRequestSchema, t),
+  });
+
+  const submit = form.onSubmit(async (values) => {
+    try {
+      const session = await login.mutateAsync({ email: values.email.trim(), password: values.password });
+      if (session.user.role === 'client') {
+        // /trading is another area of the product: a full page load.
+        window.location.assign('/trading');
+        return;
+      }
+      // The /login route now sees a signed-in staff member and takes them to their landing path.
+      signedIn(session.user);
+    } catch {
+      // The error box reads login.error.
+    }
+  });
+
+  const submitting = login.isPending || login.isSuccess;
+
+  return (
+    <Center mih="100dvh" p="md">
+      <Box w="100%" maw={420}>
+        <Group justify="flex-end" mb="sm" gap="xs">
+          <LanguageSwitch />
+          <ThemeToggle />
+        </Group>
+        <Paper withBorder shadow="sm" radius="md" p="xl">
+          <Stack gap={4} mb="lg" align="center">
+            <Title order={2}>{t('login.title')}</Title>
+            <Text c="dimmed">{t('login.subtitle')}</Text>
+          </Stack>
+          <form onSubmit={submit} noValidate data-testid="login-form">
+            <Stack>
+              <ErrorBox message={login.error ? errorText(login.error, t('login.failed')) : null} />
+              <TextInput
+                type="email"
+                label={t('login.email')}
+                placeholder={t('login.emailPlaceholder')}
+                autoComplete="username"
+                required
+                {...form.getInputProps('email')}
+              />
+              <PasswordInput
+                visibilityToggleButtonProps={{ 'aria-label': t('common.togglePassword') }}
+                label={t('login.password')}
+                autoComplete="current-password"
+                required
+                {...form.getInputProps('password')}
+              />
+              <Button
+                type="submit"
+                fullWidth
+                disabled={submitting}
+                leftSection={submitting ? <Loader size="xs" color="gray" /> : null}
+              >
+                {submitting ? t('login.submitting') : t('login.submit')}
+              </Button>
+            </Stack>
+          </form>
+          <DemoAccounts onPick={(email, password) => form.setValues({ email, password })} />
+        </Paper>
+      </Box>
+    </Center>
+  );
+}

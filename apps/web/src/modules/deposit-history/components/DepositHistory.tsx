@@ -1,0 +1,352 @@
+import { DEPOSIT_TYPES, can, type DepositType, type StaffListItem } from '@brokerage/shared';
+import { Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Table, Text, TextInput } from '@mantine/core';
+import { DateInput } from '@mantine/dates';
+import { notifications } from '@mantine/notifications';
+import {
+  IconCash,
+  IconCheck,
+  IconFileSpreadsheet,
+  IconFilterOff,
+  IconListNumbers,
+  IconRefresh,
+} from '@tabler/icons-react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { formatCount, formatDateTime, formatMoney } from '../../../lib/format';
+import { useCurrentUser } from '../../auth/current-user';
+import { downloadFile } from '../../clients/api/clients';
+import { useStaffOptions } from '../../staff/api/staff';
+import { CompactMultiSelect } from '../../ui/CompactMultiSelect';
+import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
+import { PageHeader } from '../../ui/PageHeader';
+import { roleLabelKey } from '../../ui/role-label';
+import { StatCard } from '../../ui/StatCard';
+import { TablePager } from '../../ui/TablePager';
+import {
+  EMPTY_DEPOSIT_FILTERS,
+  depositFilterQuery,
+  useDepositHistory,
+  type DepositHistoryFilters,
+} from '../api/deposit-history';
+
+/** §6: the deposits page's manager list is limited to these roles. */
+const CREATOR_ROLES: readonly string[] = [
+  'sales_manager',
+  'retention_manager',
+  'team_lead_sales',
+  'team_lead_retention',
+  'admin',
+  'superadmin',
+];
+
+const TYPE_COLORS: Record<string, string> = { ftd: 'green', reload: 'blue' };
+
+const grow = (basis: number) => ({ flex: `1 1 ${basis}px` });
+
+function isDepositType(value: string): value is DepositType {
+  return (DEPOSIT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * §2.10 Deposit history: filters applied with 'Применить', the summary cards, the table (a deleted creator keeps the
+ * name stored with the deposit), and 'Экспорт' downloading the filtered deposits as XLSX.
+ */
+export function DepositHistory() {
+  const { t } = useTranslation('clientBase');
+  const { t: tr } = useTranslation();
+  const user = useCurrentUser();
+  const navigate = useNavigate();
+  const superadmin = can(user.role, 'deposits.manager_filter');
+  const [draft, setDraft] = useState<DepositHistoryFilters>(EMPTY_DEPOSIT_FILTERS);
+  const [applied, setApplied] = useState<DepositHistoryFilters>(EMPTY_DEPOSIT_FILTERS);
+  const [page, setPage] = useState(1);
+  const [perPage, setPerPage] = useState(50);
+  const [exporting, setExporting] = useState(false);
+  const staff = useStaffOptions({ enabled: superadmin });
+  const history = useDepositHistory(applied, superadmin, page, perPage);
+
+  const creatorOptions = (staff.data ?? [])
+    .filter((member: StaffListItem) => CREATOR_ROLES.includes(member.role))
+    .map((member) => ({
+      value: member.id,
+      label: `${member.full_name || member.name} (${tr(roleLabelKey(member.role))})`,
+    }));
+  const apply = (next: DepositHistoryFilters) => {
+    setDraft(next);
+    setApplied(next);
+    setPage(1);
+    // 'Применить' re-fetches even when nothing changed (§2.10).
+    if (JSON.stringify(next) === JSON.stringify(applied)) void history.refetch();
+  };
+  const runExport = async () => {
+    setExporting(true);
+    const failure = await downloadFile(
+      '/api/deposits/export/excel',
+      depositFilterQuery(applied, superadmin),
+      'deposits_export.xlsx',
+    );
+    setExporting(false);
+    if (failure) {
+      notifications.show({
+        color: 'red',
+        message: t(failure === 'server' ? 'list.exportErrorServer' : 'list.exportErrorNetwork'),
+      });
+    }
+  };
+
+  const summary = history.data?.summary;
+  const items = history.data?.items ?? [];
+  const columns = superadmin ? 6 : 5;
+  const openClient = (id: number) => void navigate(`/crm/clients/${id}`);
+
+  return (
+    <>
+      <PageHeader
+        title={t('history.title')}
+        subtitle={t('history.subtitle')}
+        actions={
+          <Button
+            variant="default"
+            leftSection={<IconFileSpreadsheet size={16} />}
+            loading={exporting}
+            onClick={() => void runExport()}
+            data-testid="history-export"
+          >
+            {t('history.export')}
+          </Button>
+        }
+      />
+      <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }} mb="md">
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            apply(draft);
+          }}
+        >
+          <Group gap="sm" align="flex-end" wrap="wrap" data-testid="history-filters">
+            <CompactMultiSelect
+              label={t('history.type')}
+              placeholder={t('history.allTypes')}
+              data={DEPOSIT_TYPES.map((value) => ({ value, label: t(`history.types.${value}`) }))}
+              value={draft.types}
+              onChange={(values) => setDraft({ ...draft, types: values.filter(isDepositType) })}
+              style={grow(160)}
+              testId="history-type-filter"
+            />
+            {superadmin ? (
+              <CompactMultiSelect
+                label={t('history.manager')}
+                placeholder={t('history.allManagers')}
+                data={creatorOptions}
+                value={draft.creators}
+                onChange={(creators) => setDraft({ ...draft, creators })}
+                searchable
+                searchPlaceholder={tr('clients.filters.findManager')}
+                nothingFound={tr('clients.filters.noManagers')}
+                style={grow(200)}
+                testId="history-manager-filter"
+              />
+            ) : null}
+            <TextInput
+              label={t('history.search')}
+              placeholder={t('history.searchPlaceholder')}
+              value={draft.search}
+              maxLength={120}
+              onChange={(event) => setDraft({ ...draft, search: event.currentTarget.value })}
+              style={grow(160)}
+              data-testid="history-search"
+            />
+            <DateInput
+              label={t('history.dateFrom')}
+              value={draft.dateFrom}
+              onChange={(dateFrom) => setDraft({ ...draft, dateFrom })}
+              maxDate={draft.dateTo ?? undefined}
+              valueFormat="DD.MM.YYYY"
+              placeholder={tr('clients.filters.datePlaceholder')}
+              clearable
+              style={grow(130)}
+              data-testid="history-date-from"
+            />
+            <DateInput
+              label={t('history.dateTo')}
+              value={draft.dateTo}
+              onChange={(dateTo) => setDraft({ ...draft, dateTo })}
+              minDate={draft.dateFrom ?? undefined}
+              valueFormat="DD.MM.YYYY"
+              placeholder={tr('clients.filters.datePlaceholder')}
+              clearable
+              style={grow(130)}
+              data-testid="history-date-to"
+            />
+            <Group gap="xs">
+              <Button type="submit" leftSection={<IconRefresh size={16} />} data-testid="history-apply">
+                {t('history.apply')}
+              </Button>
+              <Button
+                variant="default"
+                leftSection={<IconFilterOff size={16} />}
+                onClick={() => apply(EMPTY_DEPOSIT_FILTERS)}
+                data-testid="history-clear"
+              >
+                {t('history.clear')}
+              </Button>
+            </Group>
+          </Group>
+        </form>
+      </Paper>
+
+      <SimpleGrid cols={{ base: 2, md: 4 }} mb="md">
+        <StatCard
+          label={t('history.cards.total')}
+          value={summary ? formatCount(summary.count) : '…'}
+          icon={<IconListNumbers size={18} />}
+          testId="history-card-total"
+        />
+        <StatCard
+          label={t('history.cards.ftd')}
+          value={summary ? formatCount(summary.ftd_count) : '…'}
+          icon={<IconCheck size={18} />}
+          color="green"
+          testId="history-card-ftd"
+        />
+        <StatCard
+          label={t('history.cards.reload')}
+          value={summary ? formatCount(summary.reload_count) : '…'}
+          icon={<IconRefresh size={18} />}
+          testId="history-card-reload"
+        />
+        <StatCard
+          label={t('history.cards.amount')}
+          value={summary ? formatMoney(summary.total_amount) : '…'}
+          icon={<IconCash size={18} />}
+          color="teal"
+          testId="history-card-amount"
+        />
+      </SimpleGrid>
+
+      <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
+        {history.isError ? (
+          <LoadErrorAlert
+            title={t('history.loadError')}
+            error={history.error}
+            onRetry={() => void history.refetch()}
+            testId="history-error"
+          />
+        ) : null}
+        <Table.ScrollContainer minWidth={760}>
+          <Table striped highlightOnHover verticalSpacing="sm" data-testid="history-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('history.columns.client')}</Table.Th>
+                <Table.Th>{t('history.columns.type')}</Table.Th>
+                <Table.Th ta="right">{t('history.columns.amount')}</Table.Th>
+                <Table.Th>{t('history.columns.date')}</Table.Th>
+                <Table.Th>{t('history.columns.creator')}</Table.Th>
+                {superadmin ? (
+                  <Table.Th data-testid="history-manager-column">{t('history.columns.manager')}</Table.Th>
+                ) : null}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {history.isPending ? (
+                <Table.Tr>
+                  <Table.Td colSpan={columns}>
+                    <Group justify="center" gap="sm" py="md" role="status">
+                      <Loader size="sm" />
+                      <Text>{t('history.loading')}</Text>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ) : null}
+              {!history.isPending && !history.isError && items.length === 0 ? (
+                <Table.Tr>
+                  <Table.Td colSpan={columns}>
+                    <Text ta="center" c="dimmed" py="md" data-testid="history-empty">
+                      {t('history.empty')}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ) : null}
+              {items.map((deposit) => (
+                <Table.Tr
+                  key={deposit.id}
+                  data-testid="history-row"
+                  data-deposit-id={deposit.id}
+                  tabIndex={0}
+                  style={{ cursor: 'pointer' }}
+                  onClick={() => openClient(deposit.client_id)}
+                  onKeyDown={(event) => {
+                    if (event.key === 'Enter') openClient(deposit.client_id);
+                  }}
+                >
+                  <Table.Td>
+                    <Anchor
+                      size="sm"
+                      href={`/crm/clients/${deposit.client_id}`}
+                      onClick={(event) => {
+                        event.preventDefault();
+                        event.stopPropagation();
+                        openClient(deposit.client_id);
+                      }}
+                    >
+                      {t('history.clientId', { id: deposit.client_id })}
+                    </Anchor>
+                    <Text size="sm">{deposit.client_name || t('history.clientName', { id: deposit.client_id })}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={TYPE_COLORS[deposit.deposit_type] ?? 'gray'} variant="light">
+                      {t(`history.types.${isDepositType(deposit.deposit_type) ? deposit.deposit_type : 'other'}`)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td ta="right">
+                    <Text
+                      size="sm"
+                      fw={600}
+                      c="green"
+                      style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}
+                    >
+                      +{formatMoney(deposit.amount)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                      {formatDateTime(deposit.created_at, user.business_timezone)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" data-testid="history-creator">
+                      {deposit.created_by_name || t('history.unknown')}
+                    </Text>
+                  </Table.Td>
+                  {superadmin ? (
+                    <Table.Td>
+                      <Text size="sm" c={deposit.assigned_manager === null ? 'dimmed' : undefined}>
+                        {deposit.assigned_manager === null
+                          ? t('history.unassigned')
+                          : (deposit.assigned_manager_name ?? tr('common.dash'))}
+                      </Text>
+                    </Table.Td>
+                  ) : null}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+        <TablePager
+          page={page}
+          perPage={perPage}
+          total={history.data?.total ?? 0}
+          onPageChange={setPage}
+          onPerPageChange={(size) => {
+            setPerPage(size);
+            setPage(1);
+          }}
+        />
+        <Text size="xs" c="dimmed" mt="xs">
+          {tr('clients.timeZone', { zone: user.business_timezone })}
+        </Text>
+      </Paper>
+    </>
+  );
+}

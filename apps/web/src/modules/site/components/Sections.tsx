@@ -1,0 +1,240 @@
+import type { SiteContent, SiteFacts } from '@brokerage/shared';
+import { useTranslation } from 'react-i18next';
+import { formatNumber, localized, type SiteUser } from '../api';
+import type { Remote } from '../hooks';
+
+interface Actions {
+  onLogin: () => void;
+  onRegister: () => void;
+}
+
+/** A figure stated by the system or the content file; while it loads a placeholder, never a number. */
+function Claim({ value, note, testId }: { value: string; note: string; testId: string }) {
+  return (
+    <li className="site-claim" data-testid={testId}>
+      <strong>{value}</strong>
+      <span>{note}</span>
+    </li>
+  );
+}
+
+export function Hero({
+  user,
+  facts,
+  content,
+  onLogin,
+  onRegister,
+}: Actions & { user: SiteUser | null | undefined; facts: Remote<SiteFacts>; content: SiteContent | undefined }) {
+  const { t, i18n } = useTranslation('site');
+  const f = facts.data;
+  const support = localized(content?.support_hours, i18n.language);
+  const ms = f?.median_settlement_ms;
+  return (
+    <section id="home" className="site-section site-hero">
+      <div className="site-container">
+        <h1>{t('hero.title')}</h1>
+        <p className="site-lead">{t('hero.subtitle')}</p>
+        <div className="site-hero-actions">
+          {user ? (
+            <a className="site-btn site-btn-primary site-btn-lg" href="/trading" data-testid="hero-platform">
+              {t('hero.goPlatform')}
+            </a>
+          ) : (
+            <>
+              <button type="button" className="site-btn site-btn-primary site-btn-lg" onClick={onRegister}>
+                {t('hero.start')}
+              </button>
+              <button type="button" className="site-btn site-btn-outline site-btn-lg" onClick={onLogin}>
+                {t('hero.login')}
+              </button>
+            </>
+          )}
+        </div>
+        <ul className="site-claims" aria-busy={facts.loading}>
+          {f ? (
+            <>
+              <Claim
+                testId="claim-profit"
+                value={t('hero.profit', { n: f.max_payout_percentage })}
+                note={t('hero.profitNote')}
+              />
+              <Claim testId="claim-assets" value={t('hero.assets', { n: f.asset_count })} note={t('hero.assetsNote')} />
+            </>
+          ) : (
+            <li className="site-claim site-skeleton" aria-hidden="true" />
+          )}
+          {support ? (
+            <Claim testId="claim-support" value={t('hero.support', { hours: support })} note={t('hero.supportNote')} />
+          ) : null}
+          {ms != null && f ? (
+            <Claim
+              testId="claim-settlement"
+              value={
+                ms < 1000
+                  ? t('hero.ms', { n: formatNumber(ms, i18n.language, 0) })
+                  : t('hero.seconds', { n: formatNumber(ms / 1000, i18n.language, 1) })
+              }
+              note={t('hero.settlementNote', { count: f.settled_trades_measured })}
+            />
+          ) : null}
+        </ul>
+      </div>
+    </section>
+  );
+}
+
+const WHY = ['honest', 'transparent', 'prices', 'demo'] as const;
+
+export function About({ content, onRegister }: { content: SiteContent | undefined; onRegister: () => void }) {
+  const { t, i18n } = useTranslation('site');
+  const lang = i18n.language;
+  const milestones = (content?.milestones ?? []).filter((m) => localized(m.title, lang));
+  const stories = (content?.testimonials ?? []).filter((s) => localized(s.quote, lang));
+  const stats = (
+    [
+      ['clients', content?.stats?.clients],
+      ['years', content?.stats?.years_in_business],
+      ['countries', content?.stats?.countries],
+    ] as const
+  ).filter((entry): entry is readonly ['clients' | 'years' | 'countries', number] => typeof entry[1] === 'number');
+  return (
+    <section id="about" className="site-section site-alt">
+      <div className="site-container">
+        <h2>{t('about.title')}</h2>
+        <p className="site-lead">{t('about.subtitle')}</p>
+        {stats.length > 0 ? (
+          <ul className="site-stats" data-testid="about-stats">
+            {stats.map(([key, value]) => (
+              <li key={key}>
+                <strong>{formatNumber(value, lang)}</strong>
+                <span>{t(`about.stats.${key}`)}</span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {milestones.length > 0 ? (
+          <div data-testid="about-history">
+            <h3>{t('about.history')}</h3>
+            <ol className="site-timeline">
+              {milestones.map((m, i) => (
+                <li key={i}>
+                  <span className="site-timeline-year">{m.year}</span>
+                  <strong>{localized(m.title, lang)}</strong>
+                  {localized(m.text, lang) ? <p>{localized(m.text, lang)}</p> : null}
+                </li>
+              ))}
+            </ol>
+          </div>
+        ) : null}
+        {stories.length > 0 ? (
+          <div data-testid="about-stories">
+            <h3>{t('about.stories')}</h3>
+            <div className="site-grid site-grid-3">
+              {stories.map((s, i) => (
+                <figure key={i} className="site-card">
+                  <blockquote>{localized(s.quote, lang)}</blockquote>
+                  <figcaption>
+                    <strong>{s.name}</strong>
+                    {s.years !== undefined ? <span>{t('about.storyYears', { n: s.years })}</span> : null}
+                    {localized(s.result, lang) ? <span>{localized(s.result, lang)}</span> : null}
+                  </figcaption>
+                </figure>
+              ))}
+            </div>
+          </div>
+        ) : null}
+        <h3>{t('about.why')}</h3>
+        <div className="site-grid site-grid-4">
+          {WHY.map((key) => (
+            <div key={key} className="site-card">
+              <h4>{t(`about.whyItems.${key}.title`)}</h4>
+              <p>{t(`about.whyItems.${key}.text`)}</p>
+            </div>
+          ))}
+        </div>
+        <div className="site-center">
+          <button type="button" className="site-btn site-btn-primary site-btn-lg" onClick={onRegister}>
+            {t('about.startEarning')}
+          </button>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+const FEATURES = ['charts', 'security', 'execution', 'transparency', 'assets', 'mobile', 'languages', 'demo'] as const;
+
+export function Features({ onRegister }: { onRegister: () => void }) {
+  const { t } = useTranslation('site');
+  return (
+    <section id="features" className="site-section">
+      <div className="site-container">
+        <h2>{t('features.title')}</h2>
+        <p className="site-lead">{t('features.subtitle')}</p>
+        <div className="site-grid site-grid-4">
+          {FEATURES.map((key) => (
+            <div key={key} className="site-card">
+              <h4>{t(`features.items.${key}.title`)}</h4>
+              <p>{t(`features.items.${key}.text`)}</p>
+            </div>
+          ))}
+        </div>
+        <div className="site-cta">
+          <h3>{t('features.ctaTitle')}</h3>
+          <p>{t('features.ctaText')}</p>
+          <button type="button" className="site-btn site-btn-primary site-btn-lg" onClick={onRegister}>
+            {t('features.ctaButton')}
+          </button>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+const EDUCATION = ['materials', 'videos', 'personal', 'webinars'] as const;
+
+export function Education({ content, onRegister }: { content: SiteContent | undefined; onRegister: () => void }) {
+  const { t, i18n } = useTranslation('site');
+  const community = content?.stats?.community;
+  return (
+    <section id="education" className="site-section site-alt">
+      <div className="site-container">
+        <h2>{t('education.title')}</h2>
+        <p className="site-lead">{t('education.subtitle')}</p>
+        <div className="site-grid site-grid-4">
+          {EDUCATION.map((key) => (
+            <div key={key} className="site-card">
+              <h4>{t(`education.sections.${key}.title`)}</h4>
+              <ul className="site-bullets">
+                {(['i1', 'i2', 'i3', 'i4'] as const).map((i) => (
+                  <li key={i}>{t(`education.sections.${key}.${i}`)}</li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </div>
+        <div className="site-grid site-grid-3 site-edu-features">
+          <div className="site-card">
+            <h4>{t('education.certification.title')}</h4>
+            <p>{t('education.certification.text')}</p>
+          </div>
+          <div className="site-card">
+            <h4>{t('education.downloads.title')}</h4>
+            <p>{t('education.downloads.text')}</p>
+          </div>
+          {typeof community === 'number' ? (
+            <div className="site-card" data-testid="education-community">
+              <h4>{t('education.community.title')}</h4>
+              <p>{t('education.community.text', { n: formatNumber(community, i18n.language) })}</p>
+            </div>
+          ) : null}
+        </div>
+        <div className="site-center">
+          <button type="button" className="site-btn site-btn-primary site-btn-lg" onClick={onRegister}>
+            {t('education.startLearning')}
+          </button>
+        </div>
+      </div>
+    </section>
+  );
+}

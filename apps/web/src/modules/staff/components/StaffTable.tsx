@@ -1,0 +1,148 @@
+import type { Role, StaffMember } from '@brokerage/shared';
+import { ActionIcon, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
+import { IconKey, IconPencil, IconTrash } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatDate } from '../../../lib/format';
+import { RoleBadge } from '../../ui/RoleBadge';
+
+export type StaffAction = 'edit' | 'password' | 'delete';
+
+function RowAction({
+  label,
+  color,
+  onClick,
+  children,
+  testId,
+}: {
+  label: string;
+  color?: string;
+  onClick: () => void;
+  children: ReactNode;
+  testId: string;
+}) {
+  return (
+    <Tooltip label={label}>
+      <ActionIcon variant="subtle" color={color} aria-label={label} onClick={onClick} data-testid={testId}>
+        {children}
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
+/** §2.12 table: Staff, Email, Role, Creation date, Statistics, Actions. */
+export function StaffTable({
+  items,
+  loading,
+  viewer,
+  onAction,
+}: {
+  items: StaffMember[];
+  loading: boolean;
+  viewer: { id: string; role: Role };
+  onAction: (action: StaffAction, member: StaffMember) => void;
+}) {
+  const { t } = useTranslation();
+  const columns = 6;
+  return (
+    <Table.ScrollContainer minWidth={820}>
+      <Table striped highlightOnHover verticalSpacing="sm" data-testid="staff-table">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('staff.columns.staff')}</Table.Th>
+            <Table.Th>{t('staff.columns.email')}</Table.Th>
+            <Table.Th>{t('staff.columns.role')}</Table.Th>
+            <Table.Th>{t('staff.columns.createdAt')}</Table.Th>
+            <Table.Th>{t('staff.columns.statistics')}</Table.Th>
+            <Table.Th ta="right">{t('staff.columns.actions')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {loading && items.length === 0 ? (
+            <Table.Tr>
+              <Table.Td colSpan={columns}>
+                <Group justify="center" gap="sm" py="md">
+                  <Loader size="sm" />
+                  <Text>{t('staff.loading')}</Text>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ) : null}
+          {!loading && items.length === 0 ? (
+            <Table.Tr>
+              <Table.Td colSpan={columns}>
+                <Text ta="center" c="dimmed" py="md">
+                  {t('staff.empty')}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ) : null}
+          {items.map((member) => {
+            const isSelf = member.id === viewer.id;
+            return (
+              <Table.Tr key={member.id} data-testid="staff-row" data-email={member.email}>
+                <Table.Td>
+                  <Text fw={500} size="sm">
+                    {member.full_name || member.name}
+                    {isSelf ? (
+                      <Text span c="dimmed" size="xs">
+                        {' '}
+                        ({t('staff.you')})
+                      </Text>
+                    ) : null}
+                  </Text>
+                  <Text size="xs" c="dimmed" ff="monospace">
+                    {t('staff.id', { id: member.id.slice(0, 8) })}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{member.email}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <RoleBadge role={member.role} />
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{formatDate(member.created_at)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">
+                    {member.role === 'manager'
+                      ? t('staff.stats', { clients: member.clients_count, active: member.clients_count })
+                      : t('common.dash')}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} justify="flex-end" wrap="nowrap">
+                    <RowAction label={t('staff.edit')} onClick={() => onAction('edit', member)} testId="staff-edit">
+                      <IconPencil size={18} />
+                    </RowAction>
+                    {viewer.role === 'superadmin' ? (
+                      <RowAction
+                        label={t('staff.changePassword')}
+                        color="orange"
+                        onClick={() => onAction('password', member)}
+                        testId="staff-password"
+                      >
+                        <IconKey size={18} />
+                      </RowAction>
+                    ) : null}
+                    {member.role !== 'superadmin' && !isSelf ? (
+                      <RowAction
+                        label={t('staff.delete')}
+                        color="red"
+                        onClick={() => onAction('delete', member)}
+                        testId="staff-delete"
+                      >
+                        <IconTrash size={18} />
+                      </RowAction>
+                    ) : null}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -1,0 +1,182 @@
+import {
+  balanceResponseSchema,
+  candlesResponseSchema,
+  clientMessagesResponseSchema,
+  clientSettingsResponseSchema,
+  createWithdrawResponseSchema,
+  DEFAULT_MAX_TRADE_DOLLARS,
+  DEFAULT_PAYOUT_PERCENTAGE,
+  depositMethodsResponseSchema,
+  MIN_TRADE_DOLLARS,
+  myWithdrawRequestsResponseSchema,
+  openTradesResponseSchema,
+  placeTradeResponseSchema,
+  pricesResponseSchema,
+  TRADE_DURATIONS,
+  tradesResponseSchema,
+  type CandleInterval,
+  type ClientSettingsResponse,
+  type PlaceTradeRequest,
+  type WithdrawRequestInput,
+} from '@brokerage/shared';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { apiCall, apiRequest } from '../../lib/api';
+import { queryClient } from '../../lib/query-client';
+import { useLiveConnected } from '../../lib/ws';
+
+/**
+ * The client trading screen's calls (client-platform.md §7). Account queries live under ['trading', …] and
+ * ['my-messages'], which the live socket marks stale on trade, balance and message events (lib/ws.ts); prices under
+ * ['prices', …], which no account event touches. Polling (§9: 3 s, messages 30 s) runs only while the socket is down.
+ */
+export const tradingKeys = {
+  balance: ['trading', 'balance'] as const,
+  settings: ['trading', 'client-settings'] as const,
+  open: ['trading', 'open-trades'] as const,
+  closed: (page: number) => ['trading', 'trades', 'closed', page] as const,
+  withdrawals: ['trading', 'my-withdraw-requests'] as const,
+  messages: ['my-messages'] as const,
+  demoSettings: ['prices', 'demo-settings'] as const,
+  prices: ['prices', 'latest'] as const,
+  candles: (symbol: string, interval: CandleInterval) => ['prices', 'candles', symbol, interval] as const,
+  depositMethods: ['deposit-methods'] as const,
+};
+
+/** §3 defaults, used while the account's settings load or when they fail (§8). */
+export const DEFAULT_SETTINGS: ClientSettingsResponse = {
+  payout_percentage: DEFAULT_PAYOUT_PERCENTAGE,
+  trading_enabled: true,
+  max_trade_amount: DEFAULT_MAX_TRADE_DOLLARS,
+  min_trade_amount: MIN_TRADE_DOLLARS,
+  durations: [...TRADE_DURATIONS],
+};
+
+function usePollInterval(ms: number): number | false {
+  return useLiveConnected() ? false : ms;
+}
+
+export function useBalance() {
+  const poll = usePollInterval(3000);
+  return useQuery({
+    queryKey: tradingKeys.balance,
+    queryFn: () => apiCall(balanceResponseSchema, '/api/trading/balance'),
+    refetchInterval: poll,
+    retry: 1,
+  });
+}
+
+export function useClientSettings() {
+  return useQuery({
+    queryKey: tradingKeys.settings,
+    queryFn: () => apiCall(clientSettingsResponseSchema, '/api/trading/client-settings'),
+    retry: 1,
+  });
+}
+
+/** Demo mode (D16): the offered durations and a new account's payout, from the public call. */
+export function useDemoSettings() {
+  return useQuery({
+    queryKey: tradingKeys.demoSettings,
+    queryFn: () => apiCall(clientSettingsResponseSchema, '/api/trading/demo-settings'),
+    staleTime: 5 * 60_000,
+    retry: 1,
+  });
+}
+
+export function useOpenTrades() {
+  const poll = usePollInterval(3000);
+  return useQuery({
+    queryKey: tradingKeys.open,
+    queryFn: () => apiCall(openTradesResponseSchema, '/api/trading/open-trades'),
+    refetchInterval: poll,
+  });
+}
+
+export const HISTORY_PAGE_SIZE = 10;
+
+export function useClosedTrades(page: number) {
+  const poll = usePollInterval(3000);
+  return useQuery({
+    queryKey: tradingKeys.closed(page),
+    queryFn: () =>
+      apiCall(tradesResponseSchema, '/api/trading/trades', {
+        query: { status: 'closed', page, per_page: HISTORY_PAGE_SIZE },
+      }),
+    placeholderData: keepPreviousData,
+    refetchInterval: poll,
+  });
+}
+
+export function useMyWithdrawals() {
+  return useQuery({
+    queryKey: tradingKeys.withdrawals,
+    queryFn: () => apiCall(myWithdrawRequestsResponseSchema, '/api/my-withdraw-requests', { query: { per_page: 100 } }),
+  });
+}
+
+export function placeTrade(body: PlaceTradeRequest) {
+  return apiCall(placeTradeResponseSchema, '/api/trading/place-trade', { method: 'POST', body });
+}
+
+export function useCreateWithdrawal() {
+  return useMutation({
+    mutationFn: (body: WithdrawRequestInput) =>
+      apiCall(createWithdrawResponseSchema, '/api/withdraw-requests', { method: 'POST', body }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['trading'] }),
+  });
+}
+
+export function usePrices() {
+  return useQuery({
+    queryKey: tradingKeys.prices,
+    queryFn: () => apiCall(pricesResponseSchema, '/api/prices'),
+    staleTime: 60_000,
+  });
+}
+
+export function fetchCandles(symbol: string, interval: CandleInterval) {
+  return apiCall(candlesResponseSchema, `/api/prices/${encodeURIComponent(symbol)}/candles`, { query: { interval } });
+}
+
+const prefetched = new Map<string, { at: number; promise: ReturnType<typeof fetchCandles> }>();
+
+/** Starts the first chart's candles early (while the page is still booting); used once, within 15 s. */
+export function prefetchCandles(symbol: string, interval: CandleInterval): void {
+  const promise = fetchCandles(symbol, interval);
+  promise.catch(() => undefined);
+  prefetched.set(`${symbol}:${interval}`, { at: Date.now(), promise });
+}
+
+/** The candles of an asset: the early fetch when there is a fresh one, else a new call. */
+export function candlesFor(symbol: string, interval: CandleInterval): ReturnType<typeof fetchCandles> {
+  const key = `${symbol}:${interval}`;
+  const early = prefetched.get(key);
+  prefetched.delete(key);
+  return early && Date.now() - early.at < 15_000 ? early.promise : fetchCandles(symbol, interval);
+}
+
+export function useDepositMethods(enabled: boolean) {
+  return useQuery({
+    queryKey: tradingKeys.depositMethods,
+    queryFn: () => apiCall(depositMethodsResponseSchema, '/api/deposit-methods'),
+    enabled,
+    retry: 1,
+  });
+}
+
+export function useMyMessages(enabled: boolean) {
+  const poll = usePollInterval(30_000);
+  return useQuery({
+    queryKey: tradingKeys.messages,
+    queryFn: () => apiCall(clientMessagesResponseSchema, '/api/my-messages'),
+    enabled,
+    refetchInterval: enabled ? poll : false,
+  });
+}
+
+export function useMarkMessageRead() {
+  return useMutation({
+    mutationFn: (id: number) => apiRequest(`/api/my-messages/${id}/read`, { method: 'PUT' }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: tradingKeys.messages }),
+  });
+}

@@ -1,0 +1,350 @@
+import { DEFAULT_ASSET, DEFAULT_STAKE_DOLLARS, DEFAULT_TRADE_DURATION, findAsset } from '@brokerage/shared';
+import {
+  ActionIcon,
+  Alert,
+  Avatar,
+  Badge,
+  Box,
+  Button,
+  Container,
+  Grid,
+  Group,
+  Loader,
+  Menu,
+  Paper,
+  ScrollArea,
+  Stack,
+  Tabs,
+  Text,
+  Tooltip,
+  UnstyledButton,
+} from '@mantine/core';
+import {
+  IconAlertTriangle,
+  IconCalendarEvent,
+  IconChartLine,
+  IconHistory,
+  IconLogout,
+  IconMessage,
+  IconRefresh,
+  IconWallet,
+  IconCash,
+} from '@tabler/icons-react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { logout, type CurrentUser } from '../../auth/api/session';
+import { LanguageSwitch } from '../../ui/LanguageSwitch';
+import type { AccountView } from '../account';
+import { usePrices } from '../api';
+import { seedPrices, startPriceFeed } from '../price-feed';
+import { usd } from '../rules';
+import { AssetSelector } from './AssetSelector';
+import { DepositModal, WithdrawModal } from './FundsModals';
+import { MessagesView } from './MessagesView';
+import { PriceChart } from './PriceChart';
+import { ClosedTradesList, HistoryView, OpenTradesList } from './TradeLists';
+import { TradePanel } from './TradePanel';
+
+export type TradingView = 'trade' | 'history' | 'calendar' | 'fundamental' | 'messages';
+
+/** The screens other helpers' modules provide, mounted by the area (they stay out of this module's imports). */
+export interface TradingSlots {
+  calendar?: ReactNode;
+  /** Given the screen's selected asset. */
+  fundamental?: (asset: string) => ReactNode;
+  /** The staff notifications bell (Reading A), for non-client roles. */
+  bell?: ReactNode;
+}
+
+/** Seeds the price store from GET /api/prices once and opens the live feed. */
+function usePriceFeed(): boolean {
+  const prices = usePrices();
+  useEffect(() => startPriceFeed(), []);
+  useEffect(() => {
+    if (prices.data) seedPrices(prices.data);
+  }, [prices.data]);
+  return prices.isSuccess;
+}
+
+function BalanceBox({ account }: { account: AccountView }) {
+  const { t } = useTranslation('platform');
+  return (
+    <Paper withBorder px="sm" py={4} radius="md" data-testid="balance-box">
+      <Group gap="xs" wrap="nowrap">
+        <div>
+          <Text size="xs" c="dimmed" lh={1.1}>
+            {account.mode === 'demo' ? t('account.demo') : t('account.trading')}
+          </Text>
+          {account.balanceError ? (
+            <Text size="sm" c="red" data-testid="balance-error">
+              {t('balance.error')}
+            </Text>
+          ) : account.balanceLoading ? (
+            <Loader size="xs" />
+          ) : (
+            <Text fw={700} ff="monospace" data-testid="balance">
+              {usd(account.balance ?? 0)}
+            </Text>
+          )}
+          {account.held > 0 && (
+            <Text size="xs" c="orange" data-testid="balance-held">
+              {t('balance.held', { amount: usd(account.held) })}
+            </Text>
+          )}
+        </div>
+        <Tooltip label={account.balanceError ? t('common.retry') : t('balance.refresh')}>
+          <ActionIcon
+            variant="subtle"
+            onClick={account.refresh}
+            aria-label={t('balance.refresh')}
+            data-testid="balance-refresh"
+          >
+            <IconRefresh size={16} />
+          </ActionIcon>
+        </Tooltip>
+      </Group>
+    </Paper>
+  );
+}
+
+/**
+ * The trading screen (client-platform.md §2.4 Reading B with D10): header with the account menu, the balance box and
+ * the view buttons; the trading panel; the live chart with the open and closed trades below it; the history,
+ * messages, calendar and fundamental views. `account` is the client's real account or the demo of D16.
+ */
+export function TradingScreen({
+  account,
+  user,
+  slots = {},
+}: {
+  account: AccountView;
+  user: CurrentUser | null;
+  slots?: TradingSlots;
+}) {
+  const { t } = useTranslation('platform');
+  usePriceFeed();
+  const [asset, setAsset] = useState(DEFAULT_ASSET);
+  const [view, setView] = useState<TradingView>('trade');
+  const [tab, setTab] = useState<'open' | 'closed'>('open');
+  const [amount, setAmount] = useState(String(DEFAULT_STAKE_DOLLARS));
+  const [chosenDuration, setDuration] = useState(DEFAULT_TRADE_DURATION);
+  const [depositOpen, setDepositOpen] = useState(false);
+  const [withdrawOpen, setWithdrawOpen] = useState(false);
+
+  // The server may offer other durations (TRADE_DURATIONS): the choice is always one of them.
+  const offered = account.settings.durations;
+  const duration =
+    offered.length === 0 || offered.includes(chosenDuration)
+      ? chosenDuration
+      : offered.includes(DEFAULT_TRADE_DURATION)
+        ? DEFAULT_TRADE_DURATION
+        : offered[0]!;
+
+  const decimals = findAsset(asset)?.decimals ?? 5;
+  const chartTrades = useMemo(() => account.openTrades.filter((tr) => tr.asset === asset), [account.openTrades, asset]);
+  const loggedIn = user !== null && account.mode === 'live';
+  const name = user?.name || user?.email || (user ? t('account.user') : t('account.demoName'));
+  const id = user?.id ?? 'DEMO123456789';
+
+  const viewButton = (target: TradingView, icon: ReactNode, label: string) => (
+    <Button
+      size="xs"
+      variant={view === target ? 'filled' : 'default'}
+      leftSection={icon}
+      onClick={() => {
+        setView(view === target ? 'trade' : target);
+        if (target === 'history') account.refresh();
+      }}
+      data-testid={`view-${target}`}
+    >
+      {label}
+    </Button>
+  );
+
+  return (
+    <Box mih="100vh" bg="var(--mantine-color-body)">
+      <Paper component="header" radius={0} withBorder px="md" py="xs" style={{ borderTop: 0, borderInline: 0 }}>
+        <Group justify="space-between" wrap="wrap" gap="xs">
+          <Group gap="xs" wrap="wrap">
+            <Menu position="bottom-start" withinPortal>
+              <Menu.Target>
+                <UnstyledButton data-testid="account-button" aria-label={t('account.menu')}>
+                  <Group gap={8} wrap="nowrap">
+                    <Avatar color="blue" radius="xl" size="md">
+                      {name.slice(0, 1).toUpperCase()}
+                    </Avatar>
+                    <div style={{ lineHeight: 1.1 }}>
+                      <Text size="sm" fw={600} data-testid="account-name">
+                        {name}
+                      </Text>
+                      <Text size="xs" c="dimmed" maw={160} truncate>
+                        {t('account.id', { id })}
+                      </Text>
+                    </div>
+                  </Group>
+                </UnstyledButton>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Label>
+                  {name} · {account.mode === 'demo' ? t('account.demo') : t('account.trading')}
+                </Menu.Label>
+                {user?.email && <Menu.Label>{user.email}</Menu.Label>}
+                {loggedIn && (
+                  <Menu.Item
+                    leftSection={<IconMessage size={16} />}
+                    onClick={() => setView('messages')}
+                    data-testid="menu-messages"
+                  >
+                    {t('account.messages')}
+                  </Menu.Item>
+                )}
+                <Menu.Item
+                  leftSection={<IconWallet size={16} />}
+                  onClick={() => setDepositOpen(true)}
+                  data-testid="menu-deposit"
+                >
+                  {t('account.deposit')}
+                </Menu.Item>
+                <Menu.Item
+                  leftSection={<IconCash size={16} />}
+                  onClick={() => setWithdrawOpen(true)}
+                  data-testid="menu-withdraw"
+                >
+                  {t('account.withdraw')}
+                </Menu.Item>
+                {user && (
+                  <Menu.Item
+                    leftSection={<IconLogout size={16} />}
+                    color="red"
+                    onClick={() => void logout()}
+                    data-testid="logout"
+                  >
+                    {t('account.logout')}
+                  </Menu.Item>
+                )}
+              </Menu.Dropdown>
+            </Menu>
+            {account.mode === 'demo' && (
+              <Badge color="orange" variant="light" data-testid="demo-badge">
+                {t('account.demo')}
+              </Badge>
+            )}
+            <BalanceBox account={account} />
+          </Group>
+          <Group gap="xs" wrap="wrap">
+            {viewButton('calendar', <IconCalendarEvent size={14} />, t('views.calendar'))}
+            {viewButton('fundamental', <IconChartLine size={14} />, t('views.fundamental'))}
+            {viewButton('history', <IconHistory size={14} />, t('views.history'))}
+            <Box visibleFrom="md">
+              <AssetSelector value={asset} onChange={setAsset} />
+            </Box>
+            {slots.bell}
+            <LanguageSwitch />
+          </Group>
+        </Group>
+      </Paper>
+
+      {account.balanceError && (
+        <Container size="xl" pt="sm">
+          <Alert color="red" icon={<IconAlertTriangle size={16} />} data-testid="balance-alert">
+            <Group justify="space-between">
+              <Text size="sm">{t('balance.errorLong')}</Text>
+              <Button size="xs" variant="light" onClick={account.refresh}>
+                {t('common.retry')}
+              </Button>
+            </Group>
+          </Alert>
+        </Container>
+      )}
+
+      <Container size="xl" py="md">
+        <Grid gutter="md">
+          <Grid.Col span={{ base: 12, md: 4, lg: 3 }} order={{ base: 2, md: 1 }}>
+            <Stack>
+              <TradePanel
+                account={account}
+                asset={asset}
+                onAsset={setAsset}
+                amount={amount}
+                onAmount={setAmount}
+                duration={duration}
+                onDuration={setDuration}
+              />
+              <Alert color="yellow" variant="light" p="xs" data-testid="risk-warning">
+                <Text size="xs">{t('risk')}</Text>
+              </Alert>
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 8, lg: 9 }} order={{ base: 1, md: 2 }}>
+            {view === 'trade' && (
+              <Stack>
+                <Paper withBorder p="sm" radius="md">
+                  <PriceChart symbol={asset} decimals={decimals} trades={chartTrades} />
+                </Paper>
+                <Tabs value={tab} onChange={(v) => setTab(v === 'closed' ? 'closed' : 'open')}>
+                  <Tabs.List>
+                    <Tabs.Tab value="open" data-testid="tab-open">
+                      {t('trades.openTab', { n: account.openTrades.length })}
+                    </Tabs.Tab>
+                    <Tabs.Tab value="closed" data-testid="tab-closed">
+                      {t('trades.closedTab', { n: account.closed.total })}
+                    </Tabs.Tab>
+                  </Tabs.List>
+                  <ScrollArea.Autosize mah={520} mt="sm">
+                    {tab === 'open' ? (
+                      <OpenTradesList trades={account.openTrades} />
+                    ) : (
+                      <ClosedTradesList
+                        items={account.closed.items}
+                        loading={account.closed.loading}
+                        error={account.closed.error}
+                        onRetry={account.refresh}
+                      />
+                    )}
+                  </ScrollArea.Autosize>
+                </Tabs>
+              </Stack>
+            )}
+            {view === 'history' && (
+              <HistoryView
+                items={account.closed.items}
+                total={account.closed.total}
+                page={account.page}
+                setPage={account.setPage}
+                totalProfit={account.totalProfit}
+                loading={account.closed.loading}
+                error={account.closed.error}
+                onRetry={account.refresh}
+                onBack={() => setView('trade')}
+              />
+            )}
+            {view === 'messages' && loggedIn && <MessagesView onBack={() => setView('trade')} />}
+            {(view === 'calendar' || view === 'fundamental') && (
+              <Stack data-testid={`${view}-view`}>
+                <Group justify="flex-end">
+                  <Button variant="default" onClick={() => setView('trade')}>
+                    {t('history.back')}
+                  </Button>
+                </Group>
+                {(view === 'calendar' ? slots.calendar : slots.fundamental?.(asset)) ?? (
+                  <Text c="dimmed">{t('views.unavailable')}</Text>
+                )}
+              </Stack>
+            )}
+          </Grid.Col>
+        </Grid>
+      </Container>
+
+      <DepositModal opened={depositOpen} onClose={() => setDepositOpen(false)} />
+      <WithdrawModal
+        opened={withdrawOpen}
+        onClose={() => {
+          setWithdrawOpen(false);
+          account.refresh();
+        }}
+        balance={account.balance ?? 0}
+        demo={account.mode === 'demo'}
+      />
+    </Box>
+  );
+}

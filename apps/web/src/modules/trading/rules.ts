@@ -1,0 +1,163 @@
+import {
+  checkWithdrawal,
+  dollarsToCents,
+  formatDollarLimit,
+  formatUsd,
+  WITHDRAW_MIN_DOLLARS,
+  type WithdrawCheckFailure,
+} from '@brokerage/shared';
+
+/**
+ * The client screen's input rules (client-platform.md §5) as pure functions: input shaping, and the checks in their
+ * order. Each check answers a problem code with its parameters; the screen translates it (platform namespace,
+ * `problems.<code>`), so the texts are the same wherever they show and tests can read them in ru and en.
+ */
+
+export interface Problem {
+  code: string;
+  params?: Record<string, string>;
+}
+
+/** The translation key of a problem code: `problems.<camelCase code>` in the platform namespace. */
+export function problemKey(code: string): `problems.${string}` {
+  return `problems.${code.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}`;
+}
+
+/** §5: amount inputs take only digits with at most one decimal point (a comma counts as the point), or nothing. */
+export function shapeAmount(raw: string): string | null {
+  const text = raw.replace(',', '.').replace(/\s+/g, '');
+  return /^\d*(\.\d{0,2})?$/.test(text) ? text : null;
+}
+
+/** §5: the card number keeps digits only, grouped by 4, at most 19 characters with the spaces. */
+export function shapeCardNumber(raw: string): string {
+  const digits = raw.replace(/\D/g, '').slice(0, 16);
+  return digits.replace(/(\d{4})(?=\d)/g, '$1 ');
+}
+
+/** §5: the holder is upper case. */
+export function shapeCardHolder(raw: string): string {
+  return raw.toUpperCase();
+}
+
+/** §5: the expiry keeps digits, with '/' after the first two, at most 5 characters ('MM/YY'). */
+export function shapeCardExpiry(raw: string): string {
+  const digits = raw.replace(/\D/g, '').slice(0, 4);
+  return digits.length > 2 ? `${digits.slice(0, 2)}/${digits.slice(2)}` : digits;
+}
+
+/** A typed amount as a number of dollars; null when empty or not a 2-decimal amount. */
+export function parseAmount(text: string): number | null {
+  if (text.trim() === '') return null;
+  const cents = dollarsToCents(text.trim());
+  return cents === null ? null : cents / 100;
+}
+
+export interface TradeCheckInput {
+  amount: string;
+  balance: number | null;
+  minTrade: number;
+  maxTrade: number;
+  tradingEnabled: boolean;
+  /** The server's current price of the asset; null while there is none. */
+  price: number | null;
+}
+
+/**
+ * The trade panel's checks, in order (§3 changed, §5 Readings A and B, §9): trading suspended; amount missing or under
+ * the $1 minimum; above the account's limit; above the balance; no current price. The buy and sell buttons are
+ * disabled while there is a problem, and its text is shown. The server checks the same again.
+ */
+export function tradeProblem(input: TradeCheckInput): Problem | null {
+  if (!input.tradingEnabled) return { code: 'trading_disabled' };
+  const amount = parseAmount(input.amount);
+  if (amount === null || amount < input.minTrade) return { code: 'trade_min', params: { min: `$${input.minTrade}` } };
+  if (amount > input.maxTrade)
+    return { code: 'trade_max', params: { max: formatDollarLimit(Math.round(input.maxTrade * 100)) } };
+  if (input.balance === null || amount > input.balance) return { code: 'trade_insufficient' };
+  if (input.price === null || !(input.price > 0)) return { code: 'no_price' };
+  return null;
+}
+
+export const DEPOSIT_MIN_DOLLARS = 10;
+
+/** §5 deposit, in order: amount missing or under $10; no method chosen. */
+export function depositProblem(amount: string, methodId: string | null): Problem | null {
+  const value = parseAmount(amount);
+  if (value === null || value < DEPOSIT_MIN_DOLLARS)
+    return { code: 'deposit_min', params: { min: `$${DEPOSIT_MIN_DOLLARS}` } };
+  if (!methodId) return { code: 'deposit_method' };
+  return null;
+}
+
+export interface WithdrawForm {
+  amount: string;
+  cardNumber: string;
+  cardHolder: string;
+  cardExpiry: string;
+}
+
+/**
+ * §5 withdrawal, in order, with the changed rules — the shared check the server runs too (checkWithdrawal): amount ≤ 0;
+ * not whole cents; under $10; above the balance; card number (16+ digits, Luhn); holder; expiry not past.
+ */
+export function withdrawProblem(
+  form: WithdrawForm,
+  balance: number,
+  today: { month: number; year: number },
+): Problem | null {
+  const amount = form.amount.trim() === '' ? 0 : Number(form.amount);
+  const failure: WithdrawCheckFailure | null = checkWithdrawal(
+    {
+      amount: Number.isFinite(amount) ? amount : 0,
+      card_number: form.cardNumber,
+      card_holder: form.cardHolder,
+      card_expiry: form.cardExpiry,
+    },
+    Math.round(balance * 100),
+    today,
+  );
+  return failure ? { code: failure.code, params: failure.params } : null;
+}
+
+export { WITHDRAW_MIN_DOLLARS };
+
+/** Money as every screen shows it: '$1,234.50' (§9), no sign. */
+export function usd(dollars: number): string {
+  return formatUsd(Math.round(Math.abs(dollars) * 100));
+}
+
+/**
+ * The countdown of an open trade (D10): 'Xд Yч' from a day, 'Xч Yм' from an hour, m:ss from a minute, then 'Nс'.
+ * `units` are the localised d/h/m/s suffixes.
+ */
+export function formatCountdown(
+  seconds: number,
+  units: { d: string; h: string; m: string; s: string } = { d: 'д', h: 'ч', m: 'м', s: 'с' },
+): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s >= 86400) return `${Math.floor(s / 86400)}${units.d} ${Math.floor((s % 86400) / 3600)}${units.h}`;
+  if (s >= 3600) return `${Math.floor(s / 3600)}${units.h} ${Math.floor((s % 3600) / 60)}${units.m}`;
+  if (s >= 60) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  return `${s}${units.s}`;
+}
+
+/** §9: red at ≤ 10 s, yellow at ≤ 30 s, green otherwise; the card pulses at ≤ 10 s. */
+export function countdownColour(seconds: number): 'red' | 'yellow' | 'green' {
+  if (seconds <= 10) return 'red';
+  if (seconds <= 30) return 'yellow';
+  return 'green';
+}
+
+/** A price with the asset's decimals. */
+export function formatPrice(price: number | null | undefined, decimals: number): string {
+  if (price === null || price === undefined || !Number.isFinite(price)) return '—';
+  return price.toFixed(decimals);
+}
+
+/** The shown potential profit (§9): stake × payout / 100, 2 decimals, in whole cents rounded down as the server pays. */
+export function potentialProfit(amount: string, payoutPercentage: number): number {
+  const cents = dollarsToCents(amount.trim() === '' ? '0' : amount.trim());
+  if (cents === null || cents <= 0) return 0;
+  return Math.floor((cents * payoutPercentage) / 100) / 100;
+}

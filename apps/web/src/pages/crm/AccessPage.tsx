@@ -1,0 +1,5 @@
+import { AccessManagement } from '../../modules/access-list/components/AccessManagement';
+
+export default function AccessPage() {
+  return <AccessManagement />;
+}

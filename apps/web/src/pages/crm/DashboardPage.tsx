@@ -1,0 +1,5 @@
+import { DashboardOverview } from '../../modules/dashboard/components/DashboardOverview';
+
+export default function DashboardPage() {
+  return <DashboardOverview />;
+}

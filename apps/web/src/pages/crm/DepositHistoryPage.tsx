@@ -1,0 +1,5 @@
+import { DepositHistory } from '../../modules/deposit-history/components/DepositHistory';
+
+export default function DepositHistoryPage() {
+  return <DepositHistory />;
+}

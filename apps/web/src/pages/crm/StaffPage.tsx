@@ -1,0 +1,5 @@
+import { StaffManagement } from '../../modules/staff/components/StaffManagement';
+
+export default function StaffPage() {
+  return <StaffManagement />;
+}

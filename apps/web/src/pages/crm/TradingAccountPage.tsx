@@ -1,0 +1,5 @@
+import { TradingAccountDetail } from '../../modules/trading-admin/components/TradingAccountDetail';
+
+export default function TradingAccountPage() {
+  return <TradingAccountDetail />;
+}

@@ -1,0 +1,5 @@
+import { TradingAccountsList } from '../../modules/trading-admin/components/TradingAccountsList';
+
+export default function TradingAccountsPage() {
+  return <TradingAccountsList />;
+}

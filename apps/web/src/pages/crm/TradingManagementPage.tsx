@@ -1,0 +1,5 @@
+import { TradingPlatformManagement } from '../../modules/trading-platform/components/TradingPlatformManagement';
+
+export default function TradingManagementPage() {
+  return <TradingPlatformManagement />;
+}

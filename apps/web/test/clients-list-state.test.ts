@@ -1,0 +1,183 @@
+import { clientsQuerySchema } from '@brokerage/shared';
+import { describe, expect, it } from 'vitest';
+import { withQuery } from '../src/lib/query-string';
+import {
+  DEFAULT_CLIENTS_LIST_STATE,
+  clientsQuery,
+  hasActiveFilters,
+  isIsoDay,
+  nextSort,
+  parseClientsListState,
+  serializeClientsListState,
+  splitCountries,
+  type ClientsListState,
+} from '../src/modules/clients/list-state';
+
+const MANAGER = '3f1c8a52-7d0e-4b7a-9c55-0a1b2c3d4e5f';
+
+const full: ClientsListState = {
+  status: ['new', 'ftd'],
+  managers: [MANAGER, 'null'],
+  country: 'Украина, Germany',
+  source: 'demo',
+  campaigns: ['Autumn - PartnerX'],
+  affiliates: ['PartnerX'],
+  commentsPeriod: 'week',
+  balanceFrom: 10.5,
+  balanceTo: 1000,
+  dateFrom: '2026-01-01',
+  dateTo: '2026-01-31',
+  sort: 'total_deposits',
+  order: 'asc',
+  perPage: 100,
+};
+
+describe('stored clients list state (localStorage clientsPageFilters)', () => {
+  it('defaults to no filters, id descending, 50 per page (§9)', () => {
+    expect(parseClientsListState(null)).toEqual({ ...DEFAULT_CLIENTS_LIST_STATE });
+    expect(DEFAULT_CLIENTS_LIST_STATE).toMatchObject({ sort: 'id', order: 'desc', perPage: 50 });
+  });
+
+  it('reads back what it wrote', () => {
+    expect(parseClientsListState(serializeClientsListState(full))).toEqual(full);
+  });
+
+  it.each(['not json', '[]', '42', 'null', '"text"', '{'])('falls back to the defaults for %s', (raw) => {
+    expect(parseClientsListState(raw)).toEqual(DEFAULT_CLIENTS_LIST_STATE);
+  });
+
+  it('drops invalid values field by field and keeps the valid ones', () => {
+    const raw = JSON.stringify({
+      status: ['new', 'bogus', 7, 'new', 'fake'],
+      managers: ['null', 'not-a-uuid', MANAGER, "'; drop table", MANAGER],
+      country: 12,
+      source: 'ok',
+      dateFrom: '2026-02-30',
+      dateTo: '2026-03-01',
+      sort: 'password',
+      order: 'sideways',
+      perPage: 1000,
+      affiliate: ['x'],
+    });
+    expect(parseClientsListState(raw)).toEqual({
+      ...DEFAULT_CLIENTS_LIST_STATE,
+      status: ['new', 'fake'],
+      managers: ['null', MANAGER],
+      source: 'ok',
+      dateTo: '2026-03-01',
+    });
+  });
+
+  it('clears stored affiliate selections holding numeric ids (§5) and bad new-filter values', () => {
+    const state = parseClientsListState(
+      JSON.stringify({
+        affiliates: ['12', 'PartnerX', 7, ' 34 '],
+        campaigns: ['', 'Spring'],
+        commentsPeriod: 'decade',
+        balanceFrom: -5,
+        balanceTo: 'lots',
+      }),
+    );
+    expect(state).toMatchObject({
+      affiliates: ['PartnerX'],
+      campaigns: ['Spring'],
+      commentsPeriod: null,
+      balanceFrom: null,
+      balanceTo: null,
+    });
+  });
+
+  it('drops a date range whose start is after its end', () => {
+    const state = parseClientsListState(JSON.stringify({ dateFrom: '2026-05-02', dateTo: '2026-05-01' }));
+    expect(state.dateFrom).toBeNull();
+    expect(state.dateTo).toBeNull();
+  });
+
+  it('checks calendar days', () => {
+    expect(isIsoDay('2024-02-29')).toBe(true);
+    expect(isIsoDay('2025-02-29')).toBe(false);
+    expect(isIsoDay('2025-13-01')).toBe(false);
+    expect(isIsoDay('01.02.2025')).toBe(false);
+    expect(isIsoDay('0000-01-01')).toBe(false);
+  });
+});
+
+describe('the GET /api/clients query', () => {
+  it('is accepted by the server contract, with repeated parameters', () => {
+    const query = clientsQuery({
+      state: full,
+      search: '  +380 50 ',
+      page: 3,
+      withManagers: true,
+      withAffiliates: true,
+    });
+    const url = new URL(withQuery('/api/clients', query), 'http://x');
+    expect(url.searchParams.getAll('status')).toEqual(['new', 'ftd']);
+    expect(url.searchParams.getAll('assigned_manager')).toEqual([MANAGER, 'null']);
+    expect(url.searchParams.getAll('country')).toEqual(['Украина', 'Germany']);
+    expect(url.searchParams.get('search')).toBe('+380 50');
+    const parsed = clientsQuerySchema.parse({
+      ...Object.fromEntries(url.searchParams),
+      status: url.searchParams.getAll('status'),
+      assigned_manager: url.searchParams.getAll('assigned_manager'),
+      country: url.searchParams.getAll('country'),
+      campaign: url.searchParams.getAll('campaign'),
+      affiliate: url.searchParams.getAll('affiliate'),
+    });
+    expect(parsed).toMatchObject({
+      page: 3,
+      per_page: 100,
+      source: 'demo',
+      created_date_from: '2026-01-01',
+      created_date_to: '2026-01-31',
+      sort: 'total_deposits',
+      order: 'asc',
+      campaign: ['Autumn - PartnerX'],
+      affiliate: ['PartnerX'],
+      last_comment_period: 'week',
+      balance_min: 10.5,
+      balance_max: 1000,
+    });
+  });
+
+  it('sends only what is set', () => {
+    const query = clientsQuery({ state: DEFAULT_CLIENTS_LIST_STATE, search: ' ', page: 1, withManagers: true });
+    expect(withQuery('/api/clients', query)).toBe('/api/clients?page=1&per_page=50&sort=id&order=desc');
+  });
+
+  it('never sends the manager filter for a role without it (§6)', () => {
+    const query = clientsQuery({ state: full, search: '', page: 1, withManagers: false });
+    expect(withQuery('/api/clients', query)).not.toContain('assigned_manager');
+    expect(withQuery('/api/clients', query)).not.toContain('affiliate');
+  });
+
+  it('splits countries on commas', () => {
+    expect(splitCountries(' Украина ,, Germany,Украина , ')).toEqual(['Украина', 'Germany']);
+    expect(splitCountries('')).toEqual([]);
+  });
+});
+
+describe('header sorting (§2.5)', () => {
+  it('toggles the sorted column', () => {
+    expect(nextSort({ sort: 'id', order: 'desc' }, 'id')).toEqual({ sort: 'id', order: 'asc' });
+    expect(nextSort({ sort: 'id', order: 'asc' }, 'id')).toEqual({ sort: 'id', order: 'desc' });
+  });
+
+  it('starts text columns A→Z and numbers and dates from the largest', () => {
+    expect(nextSort({ sort: 'id', order: 'desc' }, 'name')).toEqual({ sort: 'name', order: 'asc' });
+    expect(nextSort({ sort: 'name', order: 'asc' }, 'created_at')).toEqual({ sort: 'created_at', order: 'desc' });
+    expect(nextSort({ sort: 'name', order: 'asc' }, 'total_deposits')).toEqual({
+      sort: 'total_deposits',
+      order: 'desc',
+    });
+  });
+});
+
+describe('active filters', () => {
+  it('counts filters and the search, not the sort or the page size', () => {
+    expect(hasActiveFilters({ ...DEFAULT_CLIENTS_LIST_STATE, sort: 'name', perPage: 25 }, '')).toBe(false);
+    expect(hasActiveFilters(DEFAULT_CLIENTS_LIST_STATE, 'ivan')).toBe(true);
+    expect(hasActiveFilters({ ...DEFAULT_CLIENTS_LIST_STATE, status: ['new'] }, '')).toBe(true);
+    expect(hasActiveFilters({ ...DEFAULT_CLIENTS_LIST_STATE, dateTo: '2026-01-01' }, '')).toBe(true);
+  });
+});

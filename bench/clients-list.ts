@@ -1,0 +1,282 @@
+/**
+ * The client base at a million leads (issue 4): GET /api/clients over real HTTP (the app listening on a local port,
+ * keep-alive connections, signed in as a superadmin) for the default view, a status filter, a search by part of a
+ * name, a search by part of a phone and a deep page — p50 and p95 of each beside the same SQL's own time in the same
+ * run: the statements the list sent for that request (captured from the app's query log: the exact count and the
+ * page), replayed straight over raw pg connections the way the service runs them (both at once). Then the Excel
+ * export of the whole base: time to the last byte, size, and the process's peak RSS sampled during the export.
+ *
+ *   npm run bench:clients -- postgres://postgres@127.0.0.1:5432/brokerage_bulk
+ *   BENCH_DATABASE_URL=postgres://… npm run bench:clients
+ *
+ * The database is migrated; if it has no clients, it is first filled by seed:bulk (BENCH_CLIENTS, default 1,000,000).
+ * The bench adds one superadmin (bench.admin.*@bench.local), soft-deleted at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../apps/server/src/app.js';
+import { migrate } from '../apps/server/src/platform/db/index.js';
+import type { Database } from '../apps/server/src/platform/db/types.js';
+import { hashPassword } from '../apps/server/src/platform/auth/passwords.js';
+import { seedBulk } from '../apps/server/src/seed/bulk.js';
+import { testConfig } from '../apps/server/test/helpers.js';
+
+const url = process.argv[2] ?? process.env.BENCH_DATABASE_URL;
+const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+const SKIP_EXPORT = process.env.BENCH_EXPORT === '0';
+
+interface Captured {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+let capture: Captured[] | null = null;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+let port = 0;
+/** The few answer fields the bench reads. */
+type Json = { access_token?: string; user?: { id: string }; total?: number } | null;
+
+function request(
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; sink?: boolean } = {},
+): Promise<{ status: number; json: Json; bytes: number }> {
+  const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          'x-forwarded-for': '10.20.30.40',
+          'accept-language': 'ru',
+          ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+          if (!opts.sink) chunks.push(c);
+        });
+        res.on('end', () => {
+          const text = opts.sink ? '' : Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, json: text && text[0] === '{' ? JSON.parse(text) : null, bytes });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+function quantiles(samples: number[]): { p50: number; p95: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return { p50: q(0.5), p95: q(0.95) };
+}
+
+async function main(): Promise<void> {
+  if (!url) {
+    console.error('usage: npm run bench:clients -- postgres://… (or BENCH_DATABASE_URL): a PostgreSQL database');
+    process.exit(2);
+  }
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (capture && event.level === 'query')
+        capture.push({ sql: event.query.sql, parameters: event.query.parameters });
+    },
+  });
+  await migrate(db);
+  const raw = new pg.Pool({ connectionString: url, max: 2 });
+
+  let { n } = await db
+    .selectFrom('clients')
+    .select(sql<string>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  if (Number(n) === 0) {
+    const clients = Number(process.env.BENCH_CLIENTS ?? 1_000_000);
+    console.log(`the database has no clients: seeding ${clients.toLocaleString('en')} leads first`);
+    const seeded = await seedBulk(db, { clients, progress: (l) => console.log(`  ${l}`) });
+    console.log(`  seeded in ${seeded.seconds.toFixed(0)} s`);
+    n = String(clients);
+  }
+  const version = (await raw.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
+  console.log(
+    `database: PostgreSQL ${version}, ${Number(n).toLocaleString('en')} clients; node ${process.version}; ${os.cpus().length} CPUs`,
+  );
+
+  const config = testConfig({ TRUST_PROXY: 'loopback', LOGIN_RATE_PER_MINUTE: '100000' });
+  const app = await buildApp({ config, database: { db, kind: 'postgres', close: async () => {} } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  port = (app.server.address() as AddressInfo).port;
+
+  const email = `bench.admin.${randomBytes(4).toString('hex')}@bench.local`;
+  const password = randomBytes(12).toString('base64url');
+  const admin = await db
+    .insertInto('users')
+    .values({
+      email,
+      name: 'Bench Admin',
+      role: 'superadmin',
+      department: null,
+      phone: null,
+      password_hash: await hashPassword(password),
+      deleted_at: null,
+      last_login_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const login = await request('POST', '/api/auth/login', { body: { email, password } });
+  if (login.status !== 200) throw new Error(`login: ${login.status} ${JSON.stringify(login.json)}`);
+  const token = login.json!.access_token!;
+
+  // Search terms taken from the data: part of a common surname, and four digits from the middle of a phone.
+  const cases: [string, string][] = [
+    ['default view (newest first, page 1 of 50)', ''],
+    ['status filter (potential)', 'status=potential'],
+    ['search by part of a name ("иванов")', `search=${encodeURIComponent('иванов')}`],
+    ['search by part of a phone ("4583")', 'search=4583'],
+    ['deep page (page 2000 of 50)', 'page=2000'],
+  ];
+
+  console.log(`\nGET /api/clients, ${RUNS} runs each after 3 warm-up runs (ms)`);
+  const table: string[][] = [];
+  for (const [label, qs] of cases) {
+    const path = `/api/clients${qs ? `?${qs}` : ''}`;
+    // One call with the query log on: the list's own statements (count and page) for the direct baseline.
+    capture = [];
+    const first = await request('GET', path, { token });
+    // (The log fires as each query completes, so the count is found by its text, not its place.)
+    const statements = capture
+      .filter((c) => /from "clients"/.test(c.sql))
+      .sort((x, y) => Number(/count\(\*\)/.test(y.sql)) - Number(/count\(\*\)/.test(x.sql)));
+    capture = null;
+    if (first.status !== 200) throw new Error(`${path}: ${first.status} ${JSON.stringify(first.json)}`);
+    if (statements.length !== 2 || !/count\(\*\)/.test(statements[0]!.sql))
+      throw new Error(`${path}: expected the count and the page, saw ${statements.length} statements`);
+
+    const direct = () => Promise.all(statements.map((s) => raw.query(s.sql, s.parameters as unknown[])));
+    const api = async () => {
+      const res = await request('GET', path, { token });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+    };
+    for (let i = 0; i < 3; i++) {
+      await api();
+      await direct();
+    }
+    const apiMs: number[] = [];
+    const sqlMs: number[] = [];
+    const countMs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      let t = performance.now();
+      await api();
+      apiMs.push(performance.now() - t);
+      t = performance.now();
+      await direct();
+      sqlMs.push(performance.now() - t);
+      t = performance.now();
+      await raw.query(statements[0]!.sql, statements[0]!.parameters as unknown[]);
+      countMs.push(performance.now() - t);
+    }
+    const a = quantiles(apiMs);
+    const s = quantiles(sqlMs);
+    const c = quantiles(countMs);
+    table.push([
+      label,
+      first.json!.total!.toLocaleString('en'),
+      a.p50.toFixed(1),
+      a.p95.toFixed(1),
+      s.p50.toFixed(1),
+      s.p95.toFixed(1),
+      (a.p95 / s.p95).toFixed(2),
+      c.p50.toFixed(1),
+    ]);
+    console.log(
+      `${label.padEnd(44)} total ${first.json!.total!.toLocaleString('en').padStart(9)}  API p50 ${a.p50.toFixed(1).padStart(6)} p95 ${a.p95.toFixed(1).padStart(6)}   SQL p50 ${s.p50.toFixed(1).padStart(6)} p95 ${s.p95.toFixed(1).padStart(6)}   ratio(p95) ${(a.p95 / s.p95).toFixed(2)}   (count alone p50 ${c.p50.toFixed(1)})`,
+    );
+  }
+
+  let exportLine = 'export: not measured (BENCH_EXPORT=0)';
+  if (!SKIP_EXPORT) {
+    console.log('\nGET /api/clients/export/excel — the whole base');
+    const probe = await request('GET', '/api/clients/export/excel?status=fake&search=zzzzzz', { token, sink: true });
+    if (probe.status === 404) {
+      exportLine = 'export: GET /api/clients/export/excel is not available in this build (404); not measured';
+    } else {
+      const before0 = process.memoryUsage();
+      const peak = { rss: before0.rss, heapUsed: before0.heapUsed, arrayBuffers: before0.arrayBuffers };
+      const sample = () => {
+        const m = process.memoryUsage();
+        peak.rss = Math.max(peak.rss, m.rss);
+        peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed);
+        peak.arrayBuffers = Math.max(peak.arrayBuffers, m.arrayBuffers);
+      };
+      const sampler = setInterval(sample, 20);
+      const t = performance.now();
+      const res = await request('GET', '/api/clients/export/excel', { token, sink: true });
+      const seconds = (performance.now() - t) / 1000;
+      clearInterval(sampler);
+      sample();
+      if (res.status !== 200) throw new Error(`export: ${res.status}`);
+      const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
+      exportLine =
+        `export of ${Number(n).toLocaleString('en')} clients: ${seconds.toFixed(1)} s, ${mb(res.bytes)} MB of XLSX, ` +
+        `${(Number(n) / seconds).toFixed(0)} rows/s\n  memory of the process (server and the bench's byte-counting ` +
+        `client) sampled every 20 ms: RSS ${mb(before0.rss)} MB before, peak ${mb(peak.rss)} MB ` +
+        `(+${mb(peak.rss - before0.rss)}); JS heap used peak ${mb(peak.heapUsed)} MB (before ${mb(before0.heapUsed)}); ` +
+        `buffers peak ${mb(peak.arrayBuffers)} MB (before ${mb(before0.arrayBuffers)})`;
+      // Baseline: reading the same rows with the export's keyset batches straight from the database.
+      const d = performance.now();
+      let before: string | null = null;
+      let read = 0;
+      for (;;) {
+        const batch: pg.QueryResult<{ id: string }> = await raw.query(
+          `select c.id, c.name, c.email, c.phone, c.country, c.campaign, c.source, c.notes, c.status, c.ftd,
+                  c.total_deposits_cents, c.affiliate_id, c.assigned_manager, m.name as assigned_manager_name,
+                  c.user_id, c.created_at, c.updated_at, c.registration_date, c.last_comment_date
+           from clients c left join users m on m.id = c.assigned_manager
+           ${before === null ? '' : 'where c.id < $1'} order by c.id desc limit 2000`,
+          before === null ? [] : [before],
+        );
+        read += batch.rows.length;
+        if (batch.rows.length < 2000) break;
+        before = batch.rows.at(-1)!.id;
+      }
+      const directSeconds = (performance.now() - d) / 1000;
+      exportLine += `\n  the same rows read by keyset batches of 2000 straight over pg: ${directSeconds.toFixed(1)} s (${read.toLocaleString('en')} rows); ratio ${(seconds / directSeconds).toFixed(2)}`;
+    }
+  }
+  console.log(exportLine);
+
+  if (process.env.BENCH_MARKDOWN) {
+    console.log(
+      '\n| Query | Total | API p50 | API p95 | SQL p50 | SQL p95 | Ratio (p95) | count(*) alone p50 |\n|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of table) console.log(`| ${r.join(' | ')} |`);
+  }
+
+  await db.updateTable('users').set({ deleted_at: new Date() }).where('id', '=', admin.id).execute();
+  agent.destroy();
+  await app.close();
+  await raw.end();
+  await db.destroy();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,537 @@
+/**
+ * Money and trading engine benchmark (issue 3). Two questions, each answered against a baseline measured in the same
+ * run on the same database:
+ *
+ * 1. place-trade over real HTTP — the app listening on a local port, requests on keep-alive connections — one at a
+ *    time and many at once: throughput and p50/p99 latency. Baseline: the very SQL the place-trade service runs
+ *    (compiled by the same Kysely builders: lock the account row and note the activity, insert the trade, move the
+ *    balance, insert the stake's ledger entry — one transaction), sent straight over a raw pg connection (PGlite:
+ *    straight to the PGlite instance), at the same concurrency. The ratio is what HTTP, Fastify, the session check,
+ *    validation, the idempotency wrapper and the live events cost on top of the database work.
+ * 2. Settlement of 100,000 trades expiring at the same moment by the engine's worker (batches, SKIP LOCKED, the
+ *    shared outcome rule, one ledger entry per credited trade) against one plain set-based SQL statement doing the
+ *    same state change (trades closed, payout and refund entries with their running balance_after, balances moved).
+ *
+ *   npm run bench:trading                                                   # embedded PGlite
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:trading
+ *
+ * With BENCH_DATABASE_URL the bench creates its own database next to the one named (and drops it at the end).
+ * BENCH_TRADES (default 2000) sets the number of HTTP trades per phase, BENCH_SETTLE (default 100000) the settlement size.
+ * BENCH_ONLY=settle runs only the settlement part; BENCH_SETTLE_BATCH sets the worker's batch size (default: the engine's).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../apps/server/src/app.js';
+import { migrate, type Db, type DbHandle } from '../apps/server/src/platform/db/index.js';
+import { PGliteDialect } from '../apps/server/src/platform/db/pglite-dialect.js';
+import type { Database } from '../apps/server/src/platform/db/types.js';
+import { postEntry, reconcile } from '../apps/server/src/modules/ledger/service.js';
+import { testConfig } from '../apps/server/test/helpers.js';
+
+const TRADES = Number(process.env.BENCH_TRADES ?? 2000);
+const SETTLE = Number(process.env.BENCH_SETTLE ?? 100_000);
+const CONCURRENCY = 32;
+const POOL = 10;
+const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
+
+// ---------------------------------------------------------------- the database, opened here so the baseline can reach it raw
+
+interface Raw {
+  /** Runs one transaction of compiled statements on one connection; `next` builds each statement from the previous rows. */
+  transaction(steps: ((prev: Record<string, unknown>[]) => CompiledQuery)[]): Promise<void>;
+  exec(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function openBenchDb(): Promise<{ handle: DbHandle; raw: Raw; url?: string; label: string }> {
+  const adminUrl = process.env.BENCH_DATABASE_URL;
+  if (!adminUrl) {
+    const pglite = new PGlite({ extensions: { pg_trgm } });
+    await pglite.waitReady;
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    await migrate(db);
+    // PGlite is one connection: the baseline's transactions queue on the instance itself, as the app's do.
+    let queue: Promise<unknown> = Promise.resolve();
+    const raw: Raw = {
+      transaction(steps) {
+        const run = queue.then(() =>
+          pglite.transaction(async (tx) => {
+            let prev: Record<string, unknown>[] = [];
+            for (const step of steps) {
+              const q = step(prev);
+              prev = (await tx.query<Record<string, unknown>>(q.sql, q.parameters as unknown[])).rows;
+            }
+          }),
+        );
+        queue = run.catch(() => {});
+        return run;
+      },
+      async exec(text) {
+        await pglite.exec(text);
+      },
+      async close() {},
+    };
+    return {
+      handle: { db, kind: 'pglite', close: () => db.destroy() },
+      raw,
+      label: `PGlite ${(await pglite.query<{ v: string }>('select version() as v')).rows[0]!.v.split(' ')[1]}`,
+    };
+  }
+  const name = `bench_trading_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const version = (await admin.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: POOL });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await migrate(db);
+  const rawPool = new pg.Pool({ connectionString: url.toString(), max: POOL });
+  const raw: Raw = {
+    async transaction(steps) {
+      const client = await rawPool.connect();
+      try {
+        await client.query('begin');
+        let prev: Record<string, unknown>[] = [];
+        for (const step of steps) {
+          const q = step(prev);
+          prev = (await client.query(q.sql, q.parameters as unknown[])).rows;
+        }
+        await client.query('commit');
+      } catch (err) {
+        await client.query('rollback');
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(text) {
+      await rawPool.query(text);
+    },
+    async close() {
+      await rawPool.end();
+    },
+  };
+  return {
+    handle: {
+      db,
+      kind: 'postgres',
+      async close() {
+        await db.destroy();
+        const drop = new pg.Client({ connectionString: adminUrl });
+        await drop.connect();
+        await drop.query(`drop database if exists ${name} with (force)`);
+        await drop.end();
+      },
+    },
+    raw,
+    url: url.toString(),
+    label: `PostgreSQL ${version}`,
+  };
+}
+
+// ---------------------------------------------------------------- HTTP on keep-alive connections
+
+let agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+/** A new pool of keep-alive connections per phase: a socket left idle by an earlier phase may have been closed by the
+ * server's keep-alive timeout, and a request sent on it would fail with ECONNRESET. */
+function freshConnections(): void {
+  agent.destroy();
+  agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+}
+let port = 0;
+/** The few answer fields the bench reads. */
+type Json = { access_token?: string; user?: { id: string }; total?: number } | null;
+let ipCounter = 0;
+
+/** Every request comes from its own address (X-Forwarded-For behind TRUST_PROXY=loopback), like real clients. */
+function request(method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: Json }> {
+  ipCounter += 1;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: url,
+        agent,
+        headers: {
+          'x-forwarded-for': `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`,
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : null });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+// ---------------------------------------------------------------- measuring
+
+interface Run {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+async function measure(n: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Run> {
+  freshConnections();
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= n) return;
+        const t = performance.now();
+        await op(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+  return { perSecond: n / seconds, p50: q(0.5), p99: q(0.99) };
+}
+
+const rows: string[][] = [];
+function line(name: string, ours: number, baseline: number, unit: string, digits = 0): void {
+  rows.push([
+    name,
+    `${ours.toFixed(digits)} ${unit}`,
+    `${baseline.toFixed(digits)} ${unit}`,
+    (ours / baseline).toFixed(2),
+  ]);
+  console.log(
+    `${name.padEnd(50)} ours ${`${ours.toFixed(digits)} ${unit}`.padStart(16)}   baseline ${`${baseline.toFixed(digits)} ${unit}`.padStart(16)}   ratio ${(ours / baseline).toFixed(2)}`,
+  );
+}
+
+// ---------------------------------------------------------------- the run
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const file = path.join(dir, 'ticks.csv');
+  fs.writeFileSync(file, 't_ms,symbol,price\n0,EURUSD,1.10000\n');
+  const { handle, raw, label } = await openBenchDb();
+  const db: Db = handle.db;
+  const config = testConfig({
+    PRICE_SOURCE: `replay:${file}`,
+    TRADE_DURATIONS: '5,300',
+    LOGIN_RATE_PER_MINUTE: '100000',
+    TRUST_PROXY: 'loopback',
+  });
+  const app = await buildApp({ config, database: handle });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  port = (app.server.address() as AddressInfo).port;
+  const now = T0 + 1000;
+  app.engine.useClock(() => new Date(now));
+  await app.engine.startPriceFeed({ timers: false });
+  await app.engine.prices.pump();
+  const quote = app.engine.prices.latest('EURUSD')!;
+  console.log(`database: ${label}; node ${process.version}; ${os.cpus().length} CPUs`);
+  console.log(`server on 127.0.0.1:${port}, keep-alive HTTP, ${CONCURRENCY} requests in flight when concurrent`);
+
+  // 64 client users registered over HTTP, each funded with $1,000,000 through the ledger.
+  const clients: { token: string; userId: string; accountId: number }[] = [];
+  for (let i = 0; i < 64; i++) {
+    const email = `bench.${i}.${randomBytes(3).toString('hex')}@test.local`;
+    const res = await request('POST', '/api/auth/register-client', undefined, {
+      name: `Bench ${i}`,
+      email,
+      password: 'secret-123',
+    });
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`register: ${res.status} ${JSON.stringify(res.json)}`);
+    const userId = res.json!.user!.id;
+    const account = await db
+      .selectFrom('trading_accounts')
+      .select('id')
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    await db.transaction().execute((trx) =>
+      postEntry(trx, {
+        accountId: Number(account.id),
+        kind: 'deposit',
+        amountCents: 100_000_000,
+        reference: `bench:fund:${account.id}`,
+        actor: null,
+      }),
+    );
+    clients.push({ token: res.json!.access_token!, userId, accountId: Number(account.id) });
+  }
+
+  const trade = async (i: number) => {
+    const c = clients[i % clients.length]!;
+    const res = await request('POST', '/api/trading/place-trade', c.token, {
+      direction: i % 2 ? 'call' : 'put',
+      amount: 1 + (i % 50),
+      duration: 5,
+      asset: 'EURUSD',
+    });
+    if (res.status !== 201) throw new Error(`place-trade: ${res.status} ${JSON.stringify(res.json)}`);
+  };
+  // The same statements placeTrade + postEntry send, compiled by the same builders, run raw in one transaction.
+  const direct = async (i: number) => {
+    const c = clients[i % clients.length]!;
+    const amountCents = (1 + (i % 50)) * 100;
+    const at = new Date(now);
+    let tradeId = '';
+    await raw.transaction([
+      () =>
+        db
+          .updateTable('trading_accounts')
+          .set({ last_activity: at })
+          .where('user_id', '=', c.userId)
+          .returningAll()
+          .compile(),
+      (account) =>
+        db
+          .insertInto('trades')
+          .values({
+            account_id: c.accountId,
+            asset: 'EURUSD',
+            direction: i % 2 ? 'call' : 'put',
+            amount_cents: amountCents,
+            duration_seconds: 5,
+            payout_percentage: Number(account[0]!.payout_percentage),
+            strike_price: quote.price,
+            strike_at: quote.at,
+            expires_at: new Date(now + 5000),
+            created_at: at,
+          })
+          .returningAll()
+          .compile(),
+      (trades) => {
+        tradeId = trades[0]!.id as string;
+        return db
+          .updateTable('trading_accounts')
+          .set({ balance_cents: sql`balance_cents + ${-amountCents}`, updated_at: sql`now()` })
+          .where('id', '=', c.accountId)
+          .where(sql`balance_cents + ${-amountCents}`, '>=', 0)
+          .returning('balance_cents')
+          .compile();
+      },
+      (moved) =>
+        db
+          .insertInto('ledger_entries')
+          .values({
+            account_id: c.accountId,
+            kind: 'trade_stake',
+            amount_cents: -amountCents,
+            balance_after_cents: moved[0]!.balance_cents as string,
+            reference: `trade:${tradeId}:stake`,
+            actor_id: c.userId,
+            reason: null,
+          })
+          .onConflict((oc) => oc.column('reference').doNothing())
+          .returningAll()
+          .compile(),
+    ]);
+  };
+
+  // BENCH_ONLY=settle skips the place-trade measurements (the settlement part alone).
+  if (process.env.BENCH_ONLY !== 'settle') {
+    // Warm-up (JIT, plans, connections), not measured.
+    await measure(200, 8, trade);
+    await measure(200, 8, direct);
+
+    console.log('\nplace-trade');
+    const seqOurs = await measure(TRADES, 1, trade);
+    const seqBase = await measure(TRADES, 1, direct);
+    line(`one at a time, ${TRADES} trades: throughput`, seqOurs.perSecond, seqBase.perSecond, 'req/s');
+    line('one at a time: p50 latency', seqOurs.p50, seqBase.p50, 'ms', 2);
+    line('one at a time: p99 latency', seqOurs.p99, seqBase.p99, 'ms', 2);
+    const parOurs = await measure(TRADES, CONCURRENCY, trade);
+    const parBase = await measure(TRADES, CONCURRENCY, direct);
+    line(`${CONCURRENCY} in flight over 64 accounts: throughput`, parOurs.perSecond, parBase.perSecond, 'req/s');
+    line(`${CONCURRENCY} in flight: p50 latency`, parOurs.p50, parBase.p50, 'ms', 2);
+    line(`${CONCURRENCY} in flight: p99 latency`, parOurs.p99, parBase.p99, 'ms', 2);
+    console.log('  (ratio: throughput ours/baseline — below 1 is the share of the bare SQL rate the HTTP API keeps;');
+    console.log('   latency ours/baseline — how many times the bare SQL time a call takes end to end)');
+  }
+
+  // Settle what the place-trade phase opened, so the settlement measurement starts from a clean slate.
+  await db
+    .insertInto('price_ticks')
+    .values({ symbol: 'EURUSD', price: '1.10000', at: new Date(now + 10_000) })
+    .execute();
+  await app.engine.settleDueTrades({ now: new Date(now + 20_000) });
+
+  // ---------------------------------------------------------------- settlement of 100,000 trades expiring together
+  console.log(`\nsettlement of ${SETTLE.toLocaleString('en')} trades expiring at the same moment`);
+  const ACCOUNTS = 1000;
+  const tag = randomBytes(3).toString('hex');
+  const setupStart = performance.now();
+  // 1000 funded accounts, written set-based (their users cannot sign in: the password hash is not a hash).
+  await raw.exec(`
+    insert into users (email, name, role, password_hash)
+      select 'settle.' || g || '.${tag}@bench.local', 'Settle ' || g, 'client', '!' from generate_series(1, ${ACCOUNTS}) g;
+    insert into clients (name, email, user_id)
+      select u.name, u.email, u.id from users u where u.email like 'settle.%.${tag}@bench.local';
+    insert into trading_accounts (client_id, user_id)
+      select c.id, c.user_id from clients c where c.email like 'settle.%.${tag}@bench.local';
+    create temp table bench_accounts as
+      select a.id from trading_accounts a join clients c on c.id = a.client_id where c.email like 'settle.%.${tag}@bench.local';
+    insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference)
+      select id, 'deposit', 100000000, 100000000, 'bench:settle-fund:' || id from bench_accounts order by id;
+    update trading_accounts set balance_cents = balance_cents + 100000000 where id in (select id from bench_accounts);`);
+
+  // Two equal sets of trades, one expiring at E1 (settled by the engine), one at E2 (settled by the plain SQL); the
+  // strikes around the close price give a mix of won, lost and tie. Stakes are posted with their running balance.
+  const E1 = new Date(now + 60_000);
+  const E2 = new Date(now + 120_000);
+  for (const [expires, label2] of [
+    [E1, 'engine'],
+    [E2, 'sql'],
+  ] as const) {
+    await raw.exec(`
+      create temp table new_trades_${label2} as
+      with ins as (
+        insert into trades (account_id, asset, direction, amount_cents, duration_seconds, payout_percentage,
+                            strike_price, strike_at, expires_at, created_at)
+        select a.id, 'EURUSD', case when g % 2 = 0 then 'call' else 'put' end, 100 + (g % 50) * 100, 300, 85,
+               1.10000 + ((g % 3) - 1) * 0.00010, '${new Date(now).toISOString()}', '${expires.toISOString()}',
+               '${new Date(now).toISOString()}'
+        from generate_series(0, ${SETTLE - 1}) g
+        join (select id, row_number() over (order by id) - 1 as n from bench_accounts) a on a.n = g % ${ACCOUNTS}
+        order by a.id, g
+        returning id, account_id, amount_cents)
+      select * from ins;
+      insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference)
+        select t.account_id, 'trade_stake', -t.amount_cents,
+               a.balance_cents - sum(t.amount_cents) over (partition by t.account_id order by t.id),
+               'trade:' || t.id || ':stake'
+        from new_trades_${label2} t join trading_accounts a on a.id = t.account_id
+        order by t.account_id, t.id;
+      update trading_accounts a set balance_cents = a.balance_cents - s.total
+        from (select account_id, sum(amount_cents) as total from new_trades_${label2} group by account_id) s
+        where a.id = s.account_id;`);
+  }
+  await raw.exec(`analyze trades; analyze ledger_entries; analyze trading_accounts;`);
+  await db
+    .insertInto('price_ticks')
+    .values([
+      { symbol: 'EURUSD', price: '1.10000', at: new Date(E1.getTime() - 1000) },
+      { symbol: 'EURUSD', price: '1.10000', at: new Date(E1.getTime() + 1000) },
+      { symbol: 'EURUSD', price: '1.10000', at: new Date(E2.getTime() - 1000) },
+      { symbol: 'EURUSD', price: '1.10000', at: new Date(E2.getTime() + 1000) },
+    ])
+    .execute();
+  const setupMismatches = await reconcile(db);
+  if (setupMismatches.length) throw new Error(`setup does not reconcile: ${JSON.stringify(setupMismatches[0])}`);
+  console.log(
+    `  (setup: ${2 * SETTLE} trades with their stakes in ${((performance.now() - setupStart) / 1000).toFixed(1)} s)`,
+  );
+
+  const engineStart = performance.now();
+  const report = await app.engine.settleDueTrades({
+    now: new Date(E1.getTime() + 2000),
+    batchSize: process.env.BENCH_SETTLE_BATCH ? Number(process.env.BENCH_SETTLE_BATCH) : undefined,
+  });
+  const engineSeconds = (performance.now() - engineStart) / 1000;
+  if (report.settled.length !== SETTLE) throw new Error(`engine settled ${report.settled.length} of ${SETTLE}`);
+
+  const settleAt = new Date(E2.getTime() + 2000).toISOString();
+  const sqlStart = performance.now();
+  await raw.exec(`
+    begin;
+    with due as (
+      select t.id, t.account_id, t.direction, t.amount_cents, t.payout_percentage, t.strike_price,
+             c.price as close_price, c.at as close_at
+      from trades t
+      cross join lateral (
+        select p.price, p.at from price_ticks p
+        where p.symbol = t.asset and p.at <= t.expires_at order by p.at desc, p.id desc limit 1) c
+      where t.status = 'active' and t.expires_at <= '${settleAt}'
+      for update of t
+    ), outcome as (
+      select *, case when close_price = strike_price then 'tie'
+                     when (direction = 'call') = (close_price > strike_price) then 'won' else 'lost' end as result
+      from due
+    ), money as (
+      select *, case result when 'won' then amount_cents + amount_cents * payout_percentage / 100
+                            when 'tie' then amount_cents else 0 end as credit,
+                case result when 'won' then amount_cents * payout_percentage / 100
+                            when 'tie' then 0 else -amount_cents end as profit
+      from outcome
+    ), closed as (
+      update trades t set status = m.result, close_price = m.close_price, close_at = m.close_at,
+                          profit_cents = m.profit, settled_at = '${settleAt}'
+      from money m where t.id = m.id
+    ), entries as (
+      insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference)
+      select m.account_id, case m.result when 'won' then 'trade_payout' else 'trade_refund' end, m.credit,
+             a.balance_cents + sum(m.credit) over (partition by m.account_id order by m.id),
+             'trade:' || m.id || ':settle'
+      from money m join trading_accounts a on a.id = m.account_id
+      where m.credit > 0
+      order by m.account_id, m.id
+    )
+    update trading_accounts a set balance_cents = a.balance_cents + s.total, updated_at = now()
+    from (select account_id, sum(credit) as total from money where credit > 0 group by account_id) s
+    where a.id = s.account_id;
+    commit;`);
+  const sqlSeconds = (performance.now() - sqlStart) / 1000;
+  const { left } = await db
+    .selectFrom('trades')
+    .select(sql<string>`count(*)`.as('left'))
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  if (Number(left) !== 0) throw new Error(`${left} trades left active after the set-based settlement`);
+
+  const outcomes = await db
+    .selectFrom('trades')
+    .select(['status', sql<string>`count(*)`.as('n')])
+    .where('expires_at', 'in', [E1, E2])
+    .groupBy('status')
+    .orderBy('status')
+    .execute();
+  line(`engine worker vs one set-based statement`, SETTLE / engineSeconds, SETTLE / sqlSeconds, 'trades/s');
+  line('wall time to settle all of them', engineSeconds, sqlSeconds, 's', 1);
+  console.log(`  (outcomes over both sets: ${outcomes.map((o) => `${o.status} ${o.n}`).join(', ')})`);
+
+  const mismatches = await reconcile(db);
+  console.log(
+    `\nreconcile after the run: ${mismatches.length === 0 ? 'every balance equals its ledger' : JSON.stringify(mismatches.slice(0, 3))}`,
+  );
+  if (process.env.BENCH_MARKDOWN) {
+    console.log('\n| Measurement | Ours | Baseline | Ratio |\n|---|---:|---:|---:|');
+    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  }
+  agent.destroy();
+  await app.close();
+  await raw.close();
+  await handle.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (mismatches.length) process.exit(1);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

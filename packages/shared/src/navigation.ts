@@ -1,0 +1,38 @@
+import type { Permission } from './permissions.js';
+import { can } from './permissions.js';
+import type { Role } from './roles.js';
+
+/** Side menu entries of back-office.md §2.2, in order; `labelKey` is a key of the web's translation files. */
+export interface MenuEntry {
+  path: string;
+  labelKey: string;
+  permission: Permission;
+}
+
+export const CRM_MENU: readonly MenuEntry[] = [
+  { path: '/crm/dashboard', labelKey: 'menu.dashboard', permission: 'dashboard.view' },
+  { path: '/crm/clients', labelKey: 'menu.clients', permission: 'clients.view' },
+  { path: '/crm/calendar', labelKey: 'menu.calendar', permission: 'calendar.view' },
+  { path: '/crm/applications', labelKey: 'menu.applications', permission: 'finance.view' },
+  { path: '/crm/history', labelKey: 'menu.history', permission: 'finance.view' },
+  { path: '/crm/integration', labelKey: 'menu.integration', permission: 'integration.manage' },
+  { path: '/crm/staff', labelKey: 'menu.staff', permission: 'staff.manage' },
+  { path: '/crm/trading-management', labelKey: 'menu.tradingManagement', permission: 'trading.manage' },
+  { path: '/crm/trading-accounts', labelKey: 'menu.tradingAccounts', permission: 'trading.manage' },
+  { path: '/crm/access', labelKey: 'menu.access', permission: 'access.manage' },
+  { path: '/crm/audit', labelKey: 'menu.audit', permission: 'audit.view' },
+];
+
+export function menuFor(role: Role): MenuEntry[] {
+  return CRM_MENU.filter((entry) => can(role, entry.permission));
+}
+
+/**
+ * Where a signed-in user lands (back-office.md §2.1, decisions.md D10): a client on /trading, an admin (who has no
+ * dashboard) on /crm/clients, everyone else on /crm/dashboard.
+ */
+export function homePathFor(role: Role): string {
+  if (role === 'client') return '/trading';
+  if (!can(role, 'dashboard.view')) return '/crm/clients';
+  return '/crm/dashboard';
+}

@@ -1,0 +1,157 @@
+import { STAFF_ROLES, type Role, type StaffRole } from './roles.js';
+
+const ALL_STAFF: readonly StaffRole[] = STAFF_ROLES;
+const except = (...roles: StaffRole[]): StaffRole[] => ALL_STAFF.filter((r) => !roles.includes(r));
+
+/**
+ * The permission table of back-office.md §6, with decisions.md D5 and D9 applied.
+ * The server enforces it on every route (see API_ROUTES) and the web uses it to show or hide.
+ */
+export const PERMISSIONS = {
+  /** Enter /crm at all; every staff-only API route needs at least this. */
+  'crm.enter': ALL_STAFF,
+  'dashboard.view': except('admin'),
+  /** Dashboard extra filters, department / affiliate / deleted-manager statistics, the users list fetch. */
+  'dashboard.extended': ['superadmin'],
+  'clients.view': ALL_STAFF,
+  'calendar.view': ALL_STAFF,
+  /** Withdrawal requests (Applications) and deposit history (History): menu and routes. */
+  'finance.view': except('team_lead_sales', 'sales_manager'),
+  'integration.manage': ['superadmin', 'admin'],
+  'affiliates.manage': ['superadmin', 'admin'],
+  'staff.manage': ['superadmin', 'admin'],
+  'staff.change_password': ['superadmin'],
+  'trading.manage': ['superadmin', 'team_lead_retention', 'retention_manager', 'team_lead_sales', 'sales_manager'],
+  'access.manage': ['superadmin'],
+  'audit.view': ['superadmin'],
+  /** D5: the Excel export is superadmin and admin only. */
+  'clients.export': ['superadmin', 'admin'],
+  /** Clients list: Manager filter, checkboxes, bulk assign, Manager column. */
+  'clients.bulk_assign': ['superadmin', 'team_lead_sales', 'team_lead_retention'],
+  'clients.change_manager': ['superadmin', 'admin', 'team_lead_sales', 'team_lead_retention'],
+  'clients.affiliate_filter': ['superadmin', 'admin'],
+  'deposits.manager_filter': ['superadmin'],
+  'deposit_methods.edit': ['superadmin'],
+  'messages.send': ['superadmin', 'admin', 'team_lead_retention'],
+} as const satisfies Record<string, readonly StaffRole[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function can(role: Role | null | undefined, permission: Permission): boolean {
+  if (!role) return false;
+  return (PERMISSIONS[permission] as readonly string[]).includes(role);
+}
+
+/**
+ * Who may call an API route:
+ * - 'public': anyone, signed in or not;
+ * - 'authenticated': any signed-in user, client or staff;
+ * - 'client': a signed-in user with role client;
+ * - a Permission: a signed-in staff member whose role the table lists (and whose IP the whitelist allows).
+ */
+export type RouteAccess = 'public' | 'authenticated' | 'client' | Permission;
+
+/**
+ * The route registry: every API route the server registers must appear here, keyed 'METHOD /path' with
+ * Fastify's path syntax. The server refuses to start with a route missing from it, and the route × role
+ * test walks it.
+ */
+export const API_ROUTES = {
+  'GET /api/health': 'public',
+  'POST /api/auth/login': 'public',
+  'POST /api/auth/logout': 'authenticated',
+  'GET /api/auth/me': 'authenticated',
+  'POST /api/auth/register-client': 'public',
+  'GET /api/auth/demo-accounts': 'public',
+  'POST /api/auth/register': 'staff.manage',
+  'GET /api/users': 'staff.manage',
+  'PUT /api/users/:id': 'staff.manage',
+  'PUT /api/users/:id/password': 'staff.change_password',
+  'DELETE /api/users/:id': 'staff.manage',
+  'GET /api/staff': 'crm.enter',
+  'GET /api/ip-whitelist': 'access.manage',
+  'POST /api/ip-whitelist': 'access.manage',
+  'DELETE /api/ip-whitelist/:id': 'access.manage',
+  'GET /api/audit': 'audit.view',
+  'GET /api/dashboard': 'dashboard.view',
+  'GET /api/clients': 'clients.view',
+  'GET /api/clients/:id': 'clients.view',
+  'POST /api/clients': 'clients.view',
+  'PUT /api/clients/:id': 'clients.view',
+  'POST /api/clients/bulk-assign-manager': 'clients.bulk_assign',
+  /** D5, D9: streamed XLSX of the list's filters, superadmin and admin only; logged. */
+  'GET /api/clients/export/excel': 'clients.export',
+  /** The card's deposits and the deposit history: scoped to the clients the caller sees (D5). */
+  'GET /api/deposits': 'clients.view',
+  'POST /api/deposits': 'clients.view',
+  'PUT /api/deposits/:id': 'clients.view',
+  'DELETE /api/deposits/:id': 'clients.view',
+  /** §2.10 'Export': the deposit history's page permission; scoped like the history (D5); logged. */
+  'GET /api/deposits/export/excel': 'finance.view',
+  'GET /api/clients/:id/comments': 'clients.view',
+  'POST /api/clients/:id/comments': 'clients.view',
+  'PUT /api/comments/:id': 'clients.view',
+  'GET /api/clients/:id/reminders': 'clients.view',
+  'POST /api/clients/:id/reminders': 'clients.view',
+  'GET /api/reminders': 'calendar.view',
+  'PUT /api/reminders/:id': 'calendar.view',
+  'DELETE /api/reminders/:id': 'calendar.view',
+  'GET /api/prices': 'public',
+  /** D11: the live-update socket; anonymous sockets get prices only (demo mode), user events need a session. */
+  'GET /api/ws': 'public',
+  'GET /api/prices/:symbol/candles': 'public',
+  /** D16: demo mode's offer (durations and the default payout and limits); nothing about any account. */
+  'GET /api/trading/demo-settings': 'public',
+  'POST /api/trading/place-trade': 'client',
+  'GET /api/trading/trades': 'client',
+  'GET /api/trading/open-trades': 'client',
+  'GET /api/trading/balance': 'client',
+  'GET /api/trading/client-settings': 'client',
+  'GET /api/trading/admin/accounts': 'trading.manage',
+  'GET /api/trading/admin/accounts/:accountId': 'trading.manage',
+  'GET /api/trading/admin/accounts/:accountId/active-trades': 'trading.manage',
+  'GET /api/trading/admin/accounts/:accountId/ledger': 'trading.manage',
+  'POST /api/trading/admin/accounts/:accountId/void-trade': 'trading.manage',
+  'POST /api/trading/admin/accounts/:accountId/balance': 'trading.manage',
+  'PUT /api/trading/admin/accounts/:accountId/settings': 'trading.manage',
+  'POST /api/trading/admin/accounts/:accountId/block': 'trading.manage',
+  'POST /api/trading/admin/accounts/:accountId/activate': 'trading.manage',
+  'PUT /api/trading/admin/balance/:clientId': 'trading.manage',
+  'POST /api/withdraw-requests': 'client',
+  'GET /api/my-withdraw-requests': 'client',
+  'GET /api/withdraw-requests': 'finance.view',
+  'PUT /api/withdraw-requests/:id/approve': 'finance.view',
+  'PUT /api/withdraw-requests/:id/reject': 'finance.view',
+  'POST /api/withdraw-requests/:id/reveal-card': 'finance.view',
+  /** The card's client user (§2.6) and its statistics sidebar; scoped by the client (D5). */
+  'POST /api/clients/:id/register-user': 'clients.view',
+  'PUT /api/clients/:id/change-password': 'clients.view',
+  'GET /api/clients/:id/summary': 'clients.view',
+  /** D12: the caller's own notifications. */
+  'GET /api/notifications': 'crm.enter',
+  'PUT /api/notifications/:id/read': 'crm.enter',
+  'PUT /api/notifications/read-all': 'crm.enter',
+  'DELETE /api/notifications/:id': 'crm.enter',
+  'GET /api/deposit-methods': 'public',
+  'GET /api/deposit-methods/all': 'trading.manage',
+  'PUT /api/deposit-methods/:id': 'deposit_methods.edit',
+  'POST /api/client-messages': 'messages.send',
+  'GET /api/client-messages/:clientId': 'messages.send',
+  'PUT /api/client-messages/:id/read': 'client',
+  'GET /api/my-messages': 'client',
+  'PUT /api/my-messages/:id/read': 'client',
+  /** The public site (D6) and market information (D14): no session needed. */
+  'GET /api/site-content': 'public',
+  'GET /api/site/facts': 'public',
+  'GET /api/economic-calendar': 'public',
+  'GET /api/fundamentals/:symbol': 'public',
+} as const satisfies Record<string, RouteAccess>;
+
+export type ApiRouteKey = keyof typeof API_ROUTES;
+
+/** Whether a role passes a route's access rule (authentication itself is checked separately). */
+export function roleMayCall(role: Role, access: RouteAccess): boolean {
+  if (access === 'public' || access === 'authenticated') return true;
+  if (access === 'client') return role === 'client';
+  return can(role, access);
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { pageQuery } from './common.js';
+
+export const auditEntrySchema = z.object({
+  id: z.number().int(),
+  at: z.string(),
+  actor_id: z.string().nullable(),
+  actor_name: z.string().nullable(),
+  actor_role: z.string().nullable(),
+  action: z.string(),
+  entity_type: z.string().nullable(),
+  entity_id: z.string().nullable(),
+  before: z.unknown().nullable(),
+  after: z.unknown().nullable(),
+  ip: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+/** A calendar day; the ISO format admits year 0000, which PostgreSQL has not (it would fail in the query). */
+const day = z.iso.date({ error: 'invalid_value' }).refine((v) => !v.startsWith('0000-'), { error: 'invalid_value' });
+
+export const auditQuerySchema = z.strictObject({
+  ...pageQuery,
+  actor_id: z.uuid({ error: 'invalid_value' }).optional(),
+  action: z.string().trim().max(64).optional(),
+  date_from: day.optional(),
+  date_to: day.optional(),
+});
+export type AuditQuery = z.infer<typeof auditQuerySchema>;
+
+export const auditResponseSchema = z.object({ items: z.array(auditEntrySchema), total: z.number().int() });
+export type AuditResponse = z.infer<typeof auditResponseSchema>;
+
+/** Every action the audit log records; the filter on /crm/audit offers these, labelled by the web. */
+export const AUDIT_ACTIONS = [
+  'auth.login',
+  'auth.login_failed',
+  'auth.logout',
+  'auth.register_client',
+  'access.denied',
+  'user.create',
+  'user.update',
+  'user.password_change',
+  'user.delete',
+  'ip_whitelist.add',
+  'ip_whitelist.remove',
+  'ip_whitelist.clear',
+  'trade.void',
+  'trading_account.create',
+  'trading_account.balance_change',
+  'trading_account.settings_update',
+  'trading_account.block',
+  'trading_account.activate',
+  'withdrawal.approve',
+  'withdrawal.reject',
+  'withdrawal.card_reveal',
+  'deposit_method.update',
+  'client_message.send',
+  'client.create',
+  'client.update',
+  'client.bulk_assign',
+  'client.export',
+  'client.register_user',
+  'client.change_password',
+  'deposit.create',
+  'deposit.update',
+  'deposit.delete',
+  'deposit.export',
+  'comment.create',
+  'comment.pin',
+  'reminder.create',
+  'reminder.update',
+  'reminder.delete',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

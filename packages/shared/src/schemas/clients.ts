@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { emailField, missingOrWrongType, optionalText, pageQuery, requiredText } from './common.js';
+
+/** Client (lead) statuses of back-office.md §4 with their colours; labels live in the web's translation files. */
+export const CLIENT_STATUSES = [
+  'new',
+  'ftd',
+  'in_progress',
+  'potential',
+  'not_potential',
+  'under_18',
+  'no_russian',
+  'not_interested',
+  'replace',
+  'duplicate',
+  'fake',
+] as const;
+export type ClientStatus = (typeof CLIENT_STATUSES)[number];
+
+export const CLIENT_STATUS_COLORS: Record<ClientStatus, string> = {
+  new: 'blue',
+  ftd: 'green',
+  in_progress: 'yellow',
+  potential: 'grape',
+  not_potential: 'red',
+  under_18: 'red',
+  no_russian: 'pink',
+  not_interested: 'gray',
+  replace: 'yellow',
+  duplicate: 'orange',
+  fake: 'red',
+};
+
+export const clientSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  email: z.string(),
+  phone: z.string(),
+  country: z.string(),
+  campaign: z.string(),
+  source: z.string(),
+  notes: z.string(),
+  status: z.string(),
+  ftd: z.boolean(),
+  total_deposits: z.number(),
+  affiliate_id: z.number().int().nullable(),
+  assigned_manager: z.string().nullable(),
+  assigned_manager_name: z.string().nullable(),
+  user_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  registration_date: z.string().nullable(),
+  last_comment_date: z.string().nullable(),
+});
+export type Client = z.infer<typeof clientSchema>;
+
+/** A query parameter that may be repeated (?status=new&status=ftd) or given once. */
+const repeated = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item).max(100)).optional();
+
+export const CLIENT_SORT_FIELDS = [
+  'id',
+  'name',
+  'email',
+  'status',
+  'country',
+  'created_at',
+  'total_deposits',
+  'last_comment_date',
+  'phone',
+  'campaign',
+  'ftd',
+  'affiliate_id',
+  'assigned_manager',
+] as const;
+
+/** The comments-period filter of §2.5. */
+export const LAST_COMMENT_PERIODS = ['today', 'yesterday', 'week', 'month', 'no_comments'] as const;
+export type LastCommentPeriod = (typeof LAST_COMMENT_PERIODS)[number];
+
+export const clientsQuerySchema = z.strictObject({
+  ...pageQuery,
+  per_page: z.coerce.number().int().min(1).max(100).default(50),
+  search: z.string().trim().max(120).optional(),
+  status: repeated(z.enum(CLIENT_STATUSES, { error: 'invalid_value' })),
+  /** Staff ids, or 'null' for unassigned clients. */
+  assigned_manager: repeated(z.union([z.literal('null'), z.uuid({ error: 'invalid_value' })])),
+  country: repeated(z.string().trim().max(80)),
+  campaign: repeated(z.string().trim().max(200)),
+  source: z.string().trim().max(120).optional(),
+  created_date_from: z.iso.date({ error: 'invalid_value' }).optional(),
+  created_date_to: z.iso.date({ error: 'invalid_value' }).optional(),
+  /** Balance from / to (§2.5), dollars compared with total_deposits, both ends included. */
+  balance_min: z.coerce.number({ error: 'invalid_value' }).min(0, { error: 'invalid_value' }).max(1e12).optional(),
+  balance_max: z.coerce.number({ error: 'invalid_value' }).min(0, { error: 'invalid_value' }).max(1e12).optional(),
+  /** Comments period (§2.5): days in the business time zone; no_comments = never commented. */
+  last_comment_period: z.enum(LAST_COMMENT_PERIODS, { error: 'invalid_value' }).optional(),
+  /** Affiliate names (§5): the last ' - ' segment of the campaign, case-insensitive. */
+  affiliate: repeated(z.string().trim().max(200)),
+  sort: z.enum(CLIENT_SORT_FIELDS, { error: 'invalid_value' }).default('id'),
+  order: z.enum(['asc', 'desc'], { error: 'invalid_value' }).default('desc'),
+});
+export type ClientsQuery = z.infer<typeof clientsQuerySchema>;
+/** The filters alone (what the list and the Excel export share); paging and sort are the list's. */
+export type ClientFilters = Omit<ClientsQuery, 'page' | 'per_page' | 'sort' | 'order'>;
+
+export const clientsResponseSchema = z.object({ items: z.array(clientSchema), total: z.number().int() });
+export type ClientsResponse = z.infer<typeof clientsResponseSchema>;
+
+// ---------------------------------------------------------------- writing clients (back-office.md §2.5, §2.6, §4, §5)
+
+/** Add client (§5): name, email, phone and country required after trimming; campaign optional; status new by default. */
+export const clientCreateSchema = z.strictObject({
+  name: requiredText(200),
+  email: emailField,
+  phone: requiredText(40),
+  country: requiredText(80),
+  campaign: optionalText(200).optional(),
+  status: z.enum(CLIENT_STATUSES, { error: 'invalid_value' }).default('new'),
+});
+export type ClientCreate = z.infer<typeof clientCreateSchema>;
+
+/**
+ * PUT /api/clients/:id (§7): any of the card's fields. Changing assigned_manager needs clients.change_manager; the
+ * same value as now is not a change. ftd, total_deposits and last_comment_date are derived and cannot be sent.
+ */
+export const clientUpdateSchema = z
+  .strictObject({
+    name: requiredText(200).optional(),
+    email: emailField.optional(),
+    phone: requiredText(40).optional(),
+    country: requiredText(80).optional(),
+    campaign: optionalText(200).optional(),
+    source: optionalText(200).optional(),
+    status: z.enum(CLIENT_STATUSES, { error: 'invalid_value' }).optional(),
+    notes: optionalText(5000).optional(),
+    assigned_manager: z.uuid({ error: 'invalid_value' }).nullable().optional(),
+  })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), { error: 'required' });
+export type ClientUpdate = z.infer<typeof clientUpdateSchema>;
+
+/** POST /api/clients/bulk-assign-manager (§2.5 bulk panel): a manager (or null to clear) and optionally a status. */
+export const bulkAssignSchema = z.strictObject({
+  client_ids: z
+    .array(
+      z
+        .number({ error: missingOrWrongType })
+        .int({ error: 'invalid_value' })
+        .positive({ error: 'invalid_value' })
+        .max(Number.MAX_SAFE_INTEGER, { error: 'invalid_value' }),
+      {
+        error: missingOrWrongType,
+      },
+    )
+    .min(1, { error: 'required' })
+    .max(1000, { error: 'invalid_value' }),
+  assigned_manager: z.uuid({ error: (i) => (i.input === undefined ? 'required' : 'invalid_value') }).nullable(),
+  status: z.enum(CLIENT_STATUSES, { error: 'invalid_value' }).optional(),
+});
+export type BulkAssign = z.infer<typeof bulkAssignSchema>;
+export const bulkAssignResponseSchema = z.object({ updated: z.number().int() });

@@ -728,7 +728,18 @@ describe.each(dbKinds())('the demo data set on %s', (kind) => {
     const database = await freshDatabase(kind);
     try {
       await seedDemoData(database.db, new CardVault({ key: KEY, dataDir: '/nonexistent' }));
-      const requests = await database.db.selectFrom('withdraw_requests').selectAll().orderBy('id').execute();
+      // The demo client's own requests: the unlisted traders of the demo client base file more of their own.
+      const demoClient = await database.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', 'client@demo.local')
+        .executeTakeFirstOrThrow();
+      const requests = await database.db
+        .selectFrom('withdraw_requests')
+        .selectAll()
+        .where('user_id', '=', demoClient.id)
+        .orderBy('id')
+        .execute();
       expect(requests.map((r) => [r.status, Number(r.amount_cents)])).toEqual([
         ['approved', 10_000],
         ['rejected', 5_000],
@@ -742,7 +753,11 @@ describe.each(dbKinds())('the demo data set on %s', (kind) => {
         .executeTakeFirstOrThrow();
       expect(Number(account.balance_cents)).toBe(100_000 - 10_000 - 15_000);
       expect(await reconcile(database.db)).toEqual([]);
-      const messages = await database.db.selectFrom('client_messages').selectAll().execute();
+      const messages = await database.db
+        .selectFrom('client_messages')
+        .selectAll()
+        .where('user_id', '=', demoClient.id)
+        .execute();
       expect(messages).toHaveLength(2);
       expect(messages.filter((m) => m.read_at === null)).toHaveLength(1);
     } finally {

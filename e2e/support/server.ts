@@ -30,8 +30,10 @@ async function freePort(): Promise<number> {
  * directory, and waits until it says it is serving. The web app must have been built (`npm test` builds it first).
  */
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
-  if (!fs.existsSync(path.join(root, 'apps/web/dist/index.html'))) {
-    throw new Error('apps/web/dist is missing: run `npm run build` first (npm test does)');
+  // WEB_DIST (as for the server) lets a build in another directory be tested.
+  const webDist = path.resolve(root, env.WEB_DIST ?? process.env.WEB_DIST ?? 'apps/web/dist');
+  if (!fs.existsSync(path.join(webDist, 'index.html'))) {
+    throw new Error(`${webDist} is missing: run \`npm run build\` first (npm test does)`);
   }
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brokerage-e2e-'));

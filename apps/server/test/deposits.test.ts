@@ -305,4 +305,43 @@ describe.each(dbKinds())('deposits on %s', (kind) => {
       (await t.inject({ method: 'GET', url: '/api/deposits?deposit_type=bonus', token: admin.token })).statusCode,
     ).toBe(400);
   });
+  it('the whole history (no client_id) is finance.view only; every role keeps its card’s deposits (client_id)', async () => {
+    // §6 / D5: History is for everyone but team_lead_sales and sales_manager; the card's deposits card is for all staff.
+    const expected: Record<string, number> = {
+      superadmin: 200,
+      admin: 200,
+      team_lead_retention: 200,
+      retention_manager: 200,
+      manager: 200,
+      team_lead_sales: 403,
+      sales_manager: 403,
+    };
+    for (const [role, status] of Object.entries(expected)) {
+      const u = await t.userWithToken(role as 'admin');
+      // A client of theirs with a deposit: in every role's scope.
+      const c = await client(u.id);
+      expect((await deposit(admin.token, { client_id: c.clientId, amount: 5 })).statusCode).toBe(201);
+      const denied0 = await t.auditCount('access.denied');
+
+      const history = await t.inject({ method: 'GET', url: '/api/deposits?deposit_type=ftd', token: u.token });
+      expect(history.statusCode, `${role}: ${history.body}`).toBe(status);
+      if (status === 403) {
+        expect(history.json().detail).toBeTruthy();
+        expect(history.json()).not.toHaveProperty('items');
+        expect(await t.auditCount('access.denied')).toBe(denied0 + 1);
+        const [row] = (await t.auditRows('access.denied')).slice(-1);
+        expect(row).toMatchObject({ actor_id: u.id, entity_id: 'GET /api/deposits', after: { reason: 'forbidden' } });
+        // The history's export answers the same.
+        const exported = await t.inject({ method: 'GET', url: '/api/deposits/export/excel', token: u.token });
+        expect(exported.statusCode).toBe(403);
+      } else {
+        expect(history.json().items.map((d: { client_id: number }) => d.client_id)).toContain(c.clientId);
+        expect(await t.auditCount('access.denied')).toBe(denied0);
+      }
+
+      const card = await t.inject({ method: 'GET', url: `/api/deposits?client_id=${c.clientId}`, token: u.token });
+      expect(card.statusCode, `${role} card: ${card.body}`).toBe(200);
+      expect(card.json().items).toEqual([expect.objectContaining({ client_id: c.clientId, amount: 5 })]);
+    }
+  });
 });

@@ -1,4 +1,12 @@
-import { API_ROUTES, ROLES, roleMayCall, type RouteAccess, type Role } from '@brokerage/shared';
+import {
+  API_ROUTE_CONDITIONS,
+  API_ROUTES,
+  ROLES,
+  roleMayCallWith,
+  type ApiRouteKey,
+  type RouteAccess,
+  type Role,
+} from '@brokerage/shared';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerGuard } from '../src/platform/auth/guard.js';
@@ -31,9 +39,21 @@ describe.each(dbKinds())('route × role on %s', (kind) => {
     expect([...t.app.apiRoutes].sort()).toEqual(Object.keys(API_ROUTES).sort());
   });
 
-  it.each(routes)('%s answers each role exactly as the table says (%s)', async (key, access) => {
+  // A route with a condition (API_ROUTE_CONDITIONS) is called twice: without the parameter (the narrower rule) and with it.
+  const calls: [string, RouteAccess, Record<string, string>][] = routes.flatMap(([key, access]) => {
+    const condition = (API_ROUTE_CONDITIONS as Record<string, { without: string }>)[key];
+    return condition
+      ? [
+          [key, access, {}],
+          [key, access, { [condition.without]: '999999' }],
+        ]
+      : [[key, access, {}]];
+  });
+
+  it.each(calls)('%s answers each role exactly as the table says (%s, query %o)', async (key, access, query) => {
     const [method, path] = key.split(' ') as [string, string];
-    const url = concretePath(path);
+    const search = new URLSearchParams(query).toString();
+    const url = concretePath(path) + (search ? `?${search}` : '');
     const payload = ['POST', 'PUT', 'PATCH'].includes(method) ? {} : undefined;
 
     const anonymous = await t.inject({ method: method as 'GET', url, ...(payload ? { payload } : {}) });
@@ -54,7 +74,7 @@ describe.each(dbKinds())('route × role on %s', (kind) => {
       );
       const res = await t.inject({ method: method as 'GET', url, token, ...(payload ? { payload } : {}) });
       expect(res.statusCode, `${key} as ${role}: ${res.body}`).toBeLessThan(500);
-      if (roleMayCall(role, access)) {
+      if (roleMayCallWith(role, key as ApiRouteKey, query)) {
         expect([401, 403], `${key} as ${role} should pass the guard: ${res.body}`).not.toContain(res.statusCode);
       } else {
         expect(res.statusCode, `${key} as ${role} should be refused`).toBe(403);

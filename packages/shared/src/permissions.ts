@@ -81,7 +81,10 @@ export const API_ROUTES = {
   'POST /api/clients/bulk-assign-manager': 'clients.bulk_assign',
   /** D5, D9: streamed XLSX of the list's filters, superadmin and admin only; logged. */
   'GET /api/clients/export/excel': 'clients.export',
-  /** The card's deposits and the deposit history: scoped to the clients the caller sees (D5). */
+  /**
+   * With client_id: the client card's deposits card (clients.view, scoped to the client, D5). Without it: the deposit
+   * history page (§2.10), which API_ROUTE_CONDITIONS narrows to finance.view.
+   */
   'GET /api/deposits': 'clients.view',
   'POST /api/deposits': 'clients.view',
   'PUT /api/deposits/:id': 'clients.view',
@@ -148,6 +151,31 @@ export const API_ROUTES = {
 } as const satisfies Record<string, RouteAccess>;
 
 export type ApiRouteKey = keyof typeof API_ROUTES;
+
+/** A route whose rule is stricter when a query parameter is absent. */
+export interface RouteCondition {
+  /** The query parameter whose absence narrows the rule. */
+  without: string;
+  /** The permission needed, on top of the route's rule, when the parameter is absent. */
+  requires: Permission;
+}
+
+/**
+ * Routes that serve two screens. GET /api/deposits without client_id is the whole deposit history (§2.10, §6:
+ * History is finance.view); with client_id it is one client card's deposits (clients.view and that client's scope).
+ * The route enforces it (a refusal is 403 and audited like the guard's); the route × role test reads it.
+ */
+export const API_ROUTE_CONDITIONS = {
+  'GET /api/deposits': { without: 'client_id', requires: 'finance.view' },
+} as const satisfies Partial<Record<ApiRouteKey, RouteCondition>>;
+
+/** Whether a role may call a route with these query parameters, its route rule and any condition considered. */
+export function roleMayCallWith(role: Role, key: ApiRouteKey, query: Record<string, unknown> = {}): boolean {
+  if (!roleMayCall(role, API_ROUTES[key])) return false;
+  const condition = (API_ROUTE_CONDITIONS as Partial<Record<ApiRouteKey, RouteCondition>>)[key];
+  if (!condition || query[condition.without] !== undefined) return true;
+  return roleMayCall(role, condition.requires);
+}
 
 /** Whether a role passes a route's access rule (authentication itself is checked separately). */
 export function roleMayCall(role: Role, access: RouteAccess): boolean {

@@ -1,4 +1,5 @@
 import {
+  API_ROUTE_CONDITIONS,
   can,
   dollarsToCents,
   centsToDollars,
@@ -367,11 +368,18 @@ export async function creditPendingDeposits(trx: Db, clientId: number, accountId
 
 /**
  * The live deposits of the clients in scope (D5) matching the history's filters (§2.10): shared by the list and the
- * Excel export (modules/exports). Checks the Manager filter's permission and a client_id's scope (404).
+ * Excel export (modules/exports). Without client_id (the history) the caller needs finance.view (403); checks the
+ * Manager filter's permission and a client_id's scope (404).
  */
 export async function filteredDeposits(deps: DepositDeps, actor: Actor, query: DepositFilters) {
   const tz = deps.timeZone;
-  if (query.created_by?.length && !can(actor.role === 'system' ? null : actor.role, 'deposits.manager_filter')) {
+  const role = actor.role === 'system' ? null : actor.role;
+  // Without client_id this is the whole history (§2.10): History is finance.view (§6), not every clients.view role.
+  // The 403 is audited as access.denied by the guard's onError hook, like any refusal.
+  if (query.client_id === undefined && !can(role, API_ROUTE_CONDITIONS['GET /api/deposits'].requires)) {
+    throw new HttpError(403, 'forbidden');
+  }
+  if (query.created_by?.length && !can(role, 'deposits.manager_filter')) {
     throw new HttpError(403, 'forbidden');
   }
   if (query.client_id !== undefined) {
@@ -395,8 +403,8 @@ export async function filteredDeposits(deps: DepositDeps, actor: Actor, query: D
 
 /**
  * GET /api/deposits (§2.6 card with client_id, §2.10 history; D4, D5): the live deposits of the clients in scope,
- * filtered and paged, with the summary cards over the filtered list. The Manager filter (created_by) needs
- * deposits.manager_filter. A client_id outside the scope answers 404 like a missing client.
+ * filtered and paged, with the summary cards over the filtered list. Without client_id it needs finance.view; the
+ * Manager filter (created_by) needs deposits.manager_filter. A client_id outside the scope answers 404 like a missing client.
  */
 export async function listDeposits(deps: DepositDeps, actor: Actor, query: DepositsQuery): Promise<DepositsResponse> {
   const q = await filteredDeposits(deps, actor, query);

@@ -589,3 +589,85 @@ describe.each(dbKinds())('staff list on %s', (kind) => {
     }
   });
 });
+
+/**
+ * Deleting a member while someone bulk-assigns (or reassigns) clients to them: the delete locks the member's row FOR
+ * UPDATE, an assignment holds it FOR SHARE, so whichever commits second sees the first. No client may end with a
+ * deleted manager, and the delete's audit row names every client it unassigned.
+ */
+describe.each(dbKinds())('staff delete racing client assignment on %s', (kind) => {
+  let t: TestApp;
+  let admin: { id: string; token: string };
+  let superadmin: { id: string; token: string };
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { LOGIN_RATE_PER_MINUTE: '1000' });
+    admin = await t.userWithToken('admin');
+    superadmin = await t.userWithToken('superadmin');
+  });
+  afterAll(() => t.close());
+
+  it('never leaves a client assigned to a deleted member', async () => {
+    const rounds = kind === 'postgres' ? 25 : 6;
+    for (let round = 0; round < rounds; round += 1) {
+      const member = await t.createUser('sales_manager', { name: `Racing Member ${round}` });
+      const batches = [0, 1, 2].map(async (b) => [
+        Number(await addClient(t, `Race ${round} ${b} A`, null)),
+        Number(await addClient(t, `Race ${round} ${b} B`, null)),
+      ]);
+      const groups = await Promise.all(batches);
+      const single = Number(await addClient(t, `Race ${round} single`, null));
+
+      const [deleted, ...assigns] = await Promise.all([
+        t.inject({ method: 'DELETE', url: `/api/users/${member.id}`, token: admin.token }),
+        ...groups.map((ids) =>
+          t.inject({
+            method: 'POST',
+            url: '/api/clients/bulk-assign-manager',
+            token: superadmin.token,
+            payload: { client_ids: ids, assigned_manager: member.id },
+          }),
+        ),
+        t.inject({
+          method: 'PUT',
+          url: `/api/clients/${single}`,
+          token: superadmin.token,
+          payload: { assigned_manager: member.id },
+        }),
+      ]);
+      expect(deleted!.statusCode, deleted!.body).toBe(200);
+
+      const won: number[] = [];
+      const allIds = [...groups, [single]];
+      assigns.forEach((res, i) => {
+        // Either the assignment went first (and the delete then unassigned its clients) or it found the member gone.
+        if (res.statusCode === 200) won.push(...allIds[i]!);
+        else {
+          expect(res.statusCode, res.body).toBe(400);
+          expect(res.json().code, res.body).toBe('manager_not_found');
+        }
+      });
+
+      const stranded = await t.db
+        .selectFrom('clients')
+        .innerJoin('users', 'users.id', 'clients.assigned_manager')
+        .select('clients.id')
+        .where('users.deleted_at', 'is not', null)
+        .execute();
+      expect(stranded, `round ${round}`).toEqual([]);
+
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select('after')
+        .where('action', '=', 'user.delete')
+        .where('entity_id', '=', member.id)
+        .executeTakeFirstOrThrow();
+      const after = (typeof audit.after === 'string' ? JSON.parse(audit.after) : audit.after) as {
+        unassigned_clients: number;
+        unassigned_client_ids: number[];
+      };
+      expect(after.unassigned_client_ids).toEqual(won.sort((a, b) => a - b));
+      expect(after.unassigned_clients).toBe(won.length);
+    }
+  });
+});

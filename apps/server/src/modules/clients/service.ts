@@ -266,7 +266,13 @@ async function loadClient(db: Db, id: number): Promise<Client> {
   return toClient(row as unknown as ClientRow);
 }
 
-/** A manager that may be assigned: a staff member who is not deleted. */
+/**
+ * A manager that may be assigned: a staff member who is not deleted. Called inside the assigning transaction, it holds
+ * the member's row FOR SHARE until that transaction ends, so a concurrent staff delete (which takes the row FOR UPDATE,
+ * staff/service deleteUser) either waits for the assignment and then unassigns its clients, or goes first and the
+ * assignment, re-reading the row after the wait, finds the member deleted (400) — no client is left with a deleted
+ * manager.
+ */
 async function checkManager(db: Db, id: string): Promise<void> {
   const user = await db
     .selectFrom('users')
@@ -274,6 +280,7 @@ async function checkManager(db: Db, id: string): Promise<void> {
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .where('role', '!=', 'client')
+    .forShare()
     .executeTakeFirst();
   if (!user) throw new HttpError(400, 'manager_not_found');
 }

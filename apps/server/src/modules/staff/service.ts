@@ -188,13 +188,27 @@ export async function changePassword(
 
 /**
  * Soft delete: the row stays, so the member keeps their name in history; their sessions end at once and their
- * clients become unassigned, all in one transaction.
+ * clients become unassigned, all in one transaction. The member's row is locked FOR UPDATE and re-checked inside it:
+ * an assignment to them (clients/service checkManager) holds the same row FOR SHARE for its whole transaction, so an
+ * assignment either commits first (and its clients are unassigned here) or waits and then finds the member deleted.
+ * The audit row lists the ids of the clients that were unassigned.
  */
 export async function deleteUser(deps: AppDeps, id: string, actor: Actor): Promise<{ unassigned_clients: number }> {
-  const target = await liveStaff(deps, id);
-  if (target.role === 'superadmin') throw forbidden('cannot_delete_superadmin');
-  if (target.id === actor.id) throw badRequest('cannot_delete_self');
+  const checked = await liveStaff(deps, id);
+  if (checked.role === 'superadmin') throw forbidden('cannot_delete_superadmin');
+  if (checked.id === actor.id) throw badRequest('cannot_delete_self');
   return deps.db.transaction().execute(async (trx) => {
+    const target = await trx
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .where('role', 'in', staffOnly as StaffRole[])
+      .forUpdate()
+      .executeTakeFirst();
+    // Deleted (or made superadmin) by someone else between the check above and the lock.
+    if (!target) throw new HttpError(404, 'user_not_found');
+    if (target.role === 'superadmin') throw forbidden('cannot_delete_superadmin');
     await trx
       .updateTable('users')
       .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
@@ -210,15 +224,16 @@ export async function deleteUser(deps: AppDeps, id: string, actor: Actor): Promi
       .updateTable('clients')
       .set({ assigned_manager: null, updated_at: sql`now()` })
       .where('assigned_manager', '=', id)
-      .executeTakeFirst();
-    const n = Number(unassigned.numUpdatedRows ?? 0n);
+      .returning('id')
+      .execute();
+    const clientIds = unassigned.map((r) => Number(r.id)).sort((a, b) => a - b);
     await writeAudit(trx, actor, {
       action: 'user.delete',
       entityType: 'user',
       entityId: id,
       before: { name: target.name, email: target.email, role: target.role },
-      after: { unassigned_clients: n },
+      after: { unassigned_clients: clientIds.length, unassigned_client_ids: clientIds },
     });
-    return { unassigned_clients: n };
+    return { unassigned_clients: clientIds.length };
   });
 }

@@ -84,7 +84,11 @@ const configSchema = z.object({
   WS_SESSION_CHECK_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** Several processes on PostgreSQL: how often a follower tries to take the price feed over from a lost leader. */
   FEED_LEADER_RETRY_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
-  SETTLEMENT_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  /**
+   * How often this process settles due trades (after one run at start-up). Up to an hour: a process meant to answer
+   * requests only (the others settle; the multi-process test runs one so) may wait that long between runs.
+   */
+  SETTLEMENT_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(500),
   /** Raw price ticks older than this are pruned (1-minute candles are kept); 0 keeps them all. */
   TICK_RETENTION_HOURS: z.coerce.number().int().min(0).default(48),
   /** D6: the operator's site content file (JSON); unset: the shipped apps/server/content/site.json. Re-read on change. */

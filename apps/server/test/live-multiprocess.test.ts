@@ -110,6 +110,27 @@ async function registerClient(base: string): Promise<{ token: string; userId: st
   return { token: body.access_token, userId: body.user.id };
 }
 
+/** The messages of a process's JSON log lines (pino), in order. */
+function logEntries(p: Proc): Record<string, unknown>[] {
+  return p
+    .output()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+const logMessages = (p: Proc): string[] => logEntries(p).map((e) => String(e.msg));
+/** How many trades a process logged settling (the settlement worker's debug line, one per run that settled some). */
+const settledCount = (p: Proc): number =>
+  logEntries(p)
+    .filter((e) => e.msg === 'trades settled')
+    .reduce((n, e) => n + Number(e.settled), 0);
+
 type PlaceResult = { status: number; id?: number };
 async function place(base: string, token: string, key: string, duration = 2): Promise<PlaceResult> {
   const res = await fetch(`${base}/api/trading/place-trade`, {
@@ -189,26 +210,53 @@ describe.runIf(process.env.TEST_DATABASE_URL)('several server processes over Pos
   }
 
   it('runs one price feed, shares its ticks and the user events, and settles a burst exactly once', async () => {
-    const leader = await startProcess(env);
+    // Both log at debug, so each one's settlement runs ('trades settled', with a count) can be told apart. The
+    // follower settles once at start-up (nothing is due yet) and then only after an hour (SETTLEMENT_INTERVAL_MS at
+    // its maximum): within this test only the leader may settle, and the logs below prove that it did.
+    const leader = await startProcess({ ...env, LOG_LEVEL: 'debug' });
     procs.push(leader);
-    const follower = await startProcess(env);
+    const follower = await startProcess({ ...env, LOG_LEVEL: 'debug', SETTLEMENT_INTERVAL_MS: '3600000' });
     procs.push(follower);
+    // The first process took the feed lock (advisory lock 7342001) before it listened; the second did not get it.
+    expect(logMessages(leader)).toContain('this process is now the leader');
+    expect(logMessages(leader)).toContain('price feed started (leader)');
+    expect(logMessages(follower)).not.toContain('this process is now the leader');
+    expect(logMessages(follower).some((m) => m.startsWith('price feed started'))).toBe(false);
+
     const client = await registerClient(follower.url);
     await fundUser(client.userId, 1_000_000);
 
-    // A socket on the leader hears the trades placed through the follower and the ticks of the one feed.
-    const socket = await connectLive(`${leader.ws}?token=${client.token}`);
+    // A socket on the follower, which runs no feed: every tick it gets was produced by the leader.
+    const socket = await connectLive(`${follower.ws}?token=${client.token}`);
     socket.send({ type: 'subscribe', assets: ['EURUSD'] });
-    await socket.next((f) => f.type === 'tick', 10_000, 'tick');
+    for (let i = 0; i < 3; i++) await socket.next((f) => f.type === 'tick', 10_000, 'tick');
+    const ticks = socket.frames.filter((f) => f.type === 'tick') as unknown as {
+      symbol: string;
+      price: number;
+      at: string;
+    }[];
+    // Each one is a tick the leader's feed stored (the leader writes its ticks in batches, so wait for the write).
+    await until('the ticks the follower relayed to be stored by the leader', async () => {
+      for (const tick of ticks) {
+        const row = await database.db
+          .selectFrom('price_ticks')
+          .select('price')
+          .where('symbol', '=', tick.symbol)
+          .where('at', '=', new Date(tick.at))
+          .executeTakeFirst();
+        if (!row || Number(row.price) !== tick.price) return false;
+      }
+      return true;
+    });
+    expect(logMessages(follower).some((m) => m.startsWith('price feed started'))).toBe(false);
 
-    // The follower has prices only from the leader's ticks (it runs no feed of its own).
+    // The follower has prices only from the leader's ticks: a trade placed through it opens at one of them.
     await until(
       'a price on the follower',
       async () => (await place(follower.url, client.token, randomUUID(), 300)).status === 201,
     );
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => place(follower.url, client.token, randomUUID())),
-    );
+    // The burst goes through the leader: its trade.opened and (below) trade.settled events cross to the follower.
+    const results = await Promise.all(Array.from({ length: 20 }, () => place(leader.url, client.token, randomUUID())));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     const ids = results.map((r) => r.id!);
 
@@ -220,6 +268,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)('several server processes over Pos
     expect([...settledIds].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
     expect(socket.frames.filter((f) => f.type === 'trade.opened')).toHaveLength(21);
     socket.close();
+    // Every one of those results was produced by the leader: it logs each settlement run once its events are out,
+    // so its count is awaited; it settled all 20, the follower none.
+    await until('the leader to log its settlement runs', async () => settledCount(leader) >= 20);
+    expect(settledCount(leader)).toBe(20);
+    expect(settledCount(follower)).toBe(0);
 
     // Every strike is a tick the leader stored: one price for everyone (D2).
     const strikes = await sql<{ n: string }>`

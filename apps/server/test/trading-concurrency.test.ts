@@ -100,6 +100,63 @@ describe.each(dbKinds())('concurrent trades on %s', (kind) => {
     await expectLedgerConsistent(app.t);
   });
 
+  it('has one effect per key when 100 keyed trades beyond the balance are each sent twice at the same moment', async () => {
+    const client = await registerClient(app.t);
+    await fund(app.t, client.accountId, 3_700); // $37: room for 37 of the 100 trades of $1
+    const keys = Array.from({ length: 100 }, (_, i) => `twice-${i}`);
+    // Each key's two calls are the same request (same key, same body), sent together with all the others.
+    const results = await Promise.all(
+      keys.flatMap((key, i) =>
+        [0, 1].map(() =>
+          placeTrade(
+            app.t,
+            client.token,
+            { direction: i % 2 ? 'call' : 'put', amount: 1, duration: 300, asset: 'EURUSD' },
+            { 'idempotency-key': key },
+          ),
+        ),
+      ),
+    );
+    const pairs = keys.map((_, i) => [results[2 * i]!, results[2 * i + 1]!] as const);
+    // Both answers of a key are the same: the one trade it opened, or the one refusal stored for it.
+    for (const [i, [a, b]] of pairs.entries()) {
+      expect([b.statusCode, b.json()], keys[i]).toEqual([a.statusCode, a.json()]);
+    }
+    const opened = pairs.filter(([a]) => a.statusCode === 201);
+    const refused = pairs.filter(([a]) => a.statusCode === 409);
+    expect(opened).toHaveLength(37);
+    expect(refused).toHaveLength(63);
+    for (const [a] of refused) expect(a.json().detail).toBe('Не достаточно баланса на торговом счету');
+    // Of each opened pair, one call did the work and the other was answered from the stored result.
+    for (const pair of opened) {
+      expect(pair.map((r) => r.headers['idempotent-replayed'] === 'true').sort()).toEqual([false, true]);
+    }
+    const ids = opened.map(([a]) => a.json().trade.id as number);
+    expect(new Set(ids).size).toBe(37);
+
+    expect(await balanceCents(app.t, client.accountId)).toBe(0);
+    const trades = await app.t.db
+      .selectFrom('trades')
+      .select('id')
+      .where('account_id', '=', client.accountId)
+      .orderBy('id')
+      .execute();
+    expect(trades.map((t) => Number(t.id))).toEqual([...ids].sort((a, b) => a - b));
+    // One stake entry per opened key, each balance on the way at or above 0.
+    const stakes = await app.t.db
+      .selectFrom('ledger_entries')
+      .select(['reference', 'balance_after_cents'])
+      .where('account_id', '=', client.accountId)
+      .where('kind', '=', 'trade_stake')
+      .orderBy('id')
+      .execute();
+    expect(stakes.map((e) => e.reference).sort()).toEqual(ids.map((id) => `trade:${id}:stake`).sort());
+    expect(stakes.map((e) => Number(e.balance_after_cents))).toEqual(
+      Array.from({ length: 37 }, (_, i) => 3_600 - i * 100),
+    );
+    await expectLedgerConsistent(app.t);
+  });
+
   it('keeps accounts apart: simultaneous trades of many clients each stake only their own balance', async () => {
     const clients = await Promise.all(Array.from({ length: 5 }, () => registerClient(app.t)));
     for (const c of clients) await fund(app.t, c.accountId, 1_000);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CardVault } from '../src/platform/crypto/card-vault.js';
 import { monthIn } from '../src/modules/withdrawals/service.js';
 import { reconcile } from '../src/modules/ledger/service.js';
@@ -106,6 +106,8 @@ describe.each(dbKinds())('withdrawal requests on %s', (kind) => {
       .execute();
   });
   afterAll(() => t.close());
+  // D3: after every test (most move money), each balance still equals the sum of its ledger entries.
+  afterEach(() => expectLedgerConsistent(t));
 
   it('checks a request in the order of client-platform.md §5, with its texts in Russian and English', async () => {
     const c = await registerClient(t, 'Order Checker');
@@ -408,6 +410,58 @@ describe.each(dbKinds())('withdrawal requests on %s', (kind) => {
         .execute()
     ).map((e) => Number(e.balance_after_cents));
     expect(afters).toEqual(Array.from({ length: 37 }, (_, i) => 36_000 - i * 1_000));
+    await expectLedgerConsistent(t);
+  });
+
+  it('has one effect per key when 100 keyed requests beyond the balance are each sent twice at the same moment', async () => {
+    const c = await registerClient(t, 'Double Sender');
+    await fund(t, c.accountId, 37_000); // $370: room for 37 of the 100 requests of $10
+    const keys = Array.from({ length: 100 }, (_, i) => `wd-twice-${i}`);
+    // Each key's two calls are the same request (same key, same body), sent together with all the others.
+    const results = await Promise.all(
+      keys.flatMap((key, i) =>
+        [0, 1].map(() => file(c, body({ amount: 10, card_number: CARDS[i % 3] }), { 'idempotency-key': key })),
+      ),
+    );
+    const pairs = keys.map((_, i) => [results[2 * i]!, results[2 * i + 1]!] as const);
+    // Both answers of a key are the same: the one request it filed, or the one refusal stored for it.
+    for (const [i, [a, b]] of pairs.entries()) {
+      expect([b.statusCode, b.json()], keys[i]).toEqual([a.statusCode, a.json()]);
+    }
+    const filed = pairs.filter(([a]) => a.statusCode === 201);
+    const refused = pairs.filter(([a]) => a.statusCode === 409);
+    expect(filed).toHaveLength(37);
+    expect(refused).toHaveLength(63);
+    for (const [a] of refused) {
+      expect(a.json().detail).toBe('Недостаточно средств на счете. Доступно: $0.00, запрошено: $10.00');
+    }
+    // Of each filed pair, one call did the work and the other was answered from the stored result.
+    for (const pair of filed) {
+      expect(pair.map((r) => r.headers['idempotent-replayed'] === 'true').sort()).toEqual([false, true]);
+    }
+    const ids = filed.map(([a]) => a.json().id as number);
+    expect(new Set(ids).size).toBe(37);
+
+    expect(await balanceCents(t, c.accountId)).toBe(0);
+    const stored = await t.db
+      .selectFrom('withdraw_requests')
+      .select('id')
+      .where('account_id', '=', c.accountId)
+      .orderBy('id')
+      .execute();
+    expect(stored.map((r) => Number(r.id))).toEqual([...ids].sort((a, b) => a - b));
+    // One hold per filed key, each balance on the way at or above 0.
+    const holds = await t.db
+      .selectFrom('ledger_entries')
+      .select(['reference', 'balance_after_cents'])
+      .where('account_id', '=', c.accountId)
+      .where('kind', '=', 'withdrawal_hold')
+      .orderBy('id')
+      .execute();
+    expect(holds.map((e) => e.reference).sort()).toEqual(ids.map((id) => `withdrawal:${id}:hold`).sort());
+    expect(holds.map((e) => Number(e.balance_after_cents))).toEqual(
+      Array.from({ length: 37 }, (_, i) => 36_000 - i * 1_000),
+    );
     await expectLedgerConsistent(t);
   });
 

@@ -1,9 +1,19 @@
-import { API_ROUTES } from '@brokerage/shared';
+import { API_ROUTES, wsClientMessageSchema } from '@brokerage/shared';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
-import { registerClient } from './trading-helpers.js';
+import { connectLive, type LiveClient } from './live-helpers.js';
+import {
+  T0,
+  balanceCents,
+  createTradingApp,
+  expectLedgerConsistent,
+  fund,
+  placeTrade,
+  registerClient,
+  type TradingTestApp,
+} from './trading-helpers.js';
 
 /**
  * decisions.md D1: nobody chooses a trade's outcome. No route, request field, setting or column exists through which
@@ -157,3 +167,135 @@ describe.each(dbKinds())('no way to choose an outcome on %s', (kind) => {
     }
   });
 });
+
+/**
+ * The WebSocket (decisions.md D11) is the other way in: a client may only send the messages of
+ * wsClientMessageSchema (packages/shared/src/live.ts). None names a trade, a result, a price or a balance, and whatever
+ * a client or staff socket sends, an open trade is left to the price at its expiry.
+ */
+describe.each(dbKinds())('no socket message decides a trade on %s', (kind) => {
+  let app: TradingTestApp;
+  let base: string;
+  const sockets: LiveClient[] = [];
+
+  beforeAll(async () => {
+    // EURUSD falls at 5 s: a call opened before that is lost, whatever anyone says.
+    app = await createTradingApp(kind, [
+      { t: 0, symbol: 'EURUSD', price: '1.10000' },
+      { t: 5000, symbol: 'EURUSD', price: '1.09000' },
+    ]);
+    await app.t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.t.app.server.address() as { port: number };
+    base = `ws://127.0.0.1:${port}/api/ws`;
+    app.clock.set(T0 + 100);
+    await app.pump();
+  });
+  afterAll(async () => {
+    for (const s of sockets.splice(0)) s.close();
+    await app.close();
+  });
+
+  it('accepts only messages about prices, pings and watching an account: none names a trade, result or balance', () => {
+    const options = wsClientMessageSchema.options;
+    expect(options.map((o) => o.shape.type.value).sort()).toEqual([
+      'ping',
+      'subscribe',
+      'unsubscribe',
+      'unwatch_account',
+      'watch_account',
+    ]);
+    const fields = [...new Set(options.flatMap((o) => Object.keys(o.shape)))].sort();
+    expect(fields).toEqual(['account_id', 'assets', 'type']);
+    for (const name of [...fields, ...options.map((o) => o.shape.type.value)]) {
+      expect(name).not.toMatch(CHOOSES_OUTCOME);
+      expect(name).not.toMatch(/trade|settle|close|void|balance|price|amount|status|profit/i);
+    }
+  });
+
+  it('leaves an open trade to the price whatever a client or staff socket sends', async () => {
+    const client = await registerClient(app.t);
+    await fund(app.t, client.accountId, 10_000);
+    const placed = await placeTrade(app.t, client.token, {
+      direction: 'call',
+      amount: 10,
+      duration: 5,
+      asset: 'EURUSD',
+    });
+    expect(placed.statusCode).toBe(201);
+    const tradeId = placed.json().trade.id as number;
+    const balanceBefore = await balanceCents(app.t, client.accountId);
+    const entriesBefore = await ledgerCount(app.t, client.accountId);
+
+    const staff = await app.t.userWithToken('superadmin');
+    const clientSocket = await connectLive(`${base}?token=${client.token}`);
+    const staffSocket = await connectLive(`${base}?token=${staff.token}`);
+    sockets.push(clientSocket, staffSocket);
+    // The staff socket watches the account (the one staff message there is): it hears the trade's events too.
+    staffSocket.send({ type: 'watch_account', account_id: client.accountId });
+    await staffSocket.next((f) => f.type === 'watching', 5000, 'watching');
+
+    const forged: unknown[] = [
+      { type: 'close_trade', trade_id: tradeId },
+      { type: 'settle', trade_id: tradeId, result: 'won' },
+      { type: 'void_trade', trade_id: tradeId, reason: 'x' },
+      { type: 'trade.settled', payload: { trade: { id: tradeId, status: 'won', close_price: 2 } } },
+      { type: 'balance.changed', payload: { balance: 1_000_000 } },
+      { type: 'tick', symbol: 'EURUSD', price: 2, at: new Date(T0 + 200).toISOString() },
+      { type: 'place_trade', direction: 'call', amount: 10, duration: 5, asset: 'EURUSD' },
+      { type: 'subscribe', assets: ['EURUSD'], force_result: 'win' },
+      { type: 'subscribe', assets: ['EURUSD'], trade_id: tradeId, status: 'won' },
+      { type: 'ping', outcome: 'won' },
+      { type: 'watch_account', account_id: client.accountId, result: 'won' },
+      { type: 'unwatch_account', account_id: client.accountId, close_price: 2 },
+    ];
+    for (const socket of [clientSocket, staffSocket]) {
+      for (const message of forged) socket.send(message);
+      // The allowed messages too, each with its ordinary answer or none.
+      socket.send({ type: 'subscribe', assets: ['EURUSD'] });
+      socket.send({ type: 'unsubscribe', assets: ['EURUSD'] });
+      // Messages are handled in order: the pong comes after every answer above.
+      socket.send({ type: 'ping' });
+      await socket.next((f) => f.type === 'pong', 5000, 'pong');
+      const errors = socket.frames.filter((f) => f.type === 'error');
+      expect(errors.map((f) => f.detail)).toEqual(forged.map(() => 'bad_message'));
+    }
+    // A client may not watch accounts at all.
+    clientSocket.send({ type: 'watch_account', account_id: client.accountId });
+    await clientSocket.next((f) => f.type === 'error' && f.detail === 'forbidden', 5000, 'forbidden');
+
+    // Nothing changed: the trade is open, the balance and the ledger as they were, the price still the server's.
+    const open = await app.t.db.selectFrom('trades').selectAll().where('id', '=', tradeId).executeTakeFirstOrThrow();
+    expect([open.status, open.close_price, open.settled_at]).toEqual(['active', null, null]);
+    expect(await balanceCents(app.t, client.accountId)).toBe(balanceBefore);
+    expect(await ledgerCount(app.t, client.accountId)).toBe(entriesBefore);
+    const prices = (await app.t.inject({ method: 'GET', url: '/api/prices' })).json() as {
+      symbol: string;
+      price: number;
+    }[];
+    expect(prices.find((p) => p.symbol === 'EURUSD')?.price).toBe(1.1);
+    expect([...clientSocket.frames, ...staffSocket.frames].some((f) => f.type === 'trade.settled')).toBe(false);
+
+    // At expiry the price decides: it fell, so the call is lost, and both sockets are told so.
+    const report = await app.settleAt(T0 + 7000);
+    expect(report.settled.map((s) => [s.id, s.status])).toEqual([[tradeId, 'lost']]);
+    for (const socket of [clientSocket, staffSocket]) {
+      const settled = await socket.next((f) => f.type === 'trade.settled', 5000, 'trade.settled');
+      expect((settled.payload as { trade: { id: number; status: string; close_price: number } }).trade).toMatchObject({
+        id: tradeId,
+        status: 'lost',
+        close_price: 1.09,
+      });
+    }
+    expect(await balanceCents(app.t, client.accountId)).toBe(balanceBefore);
+    await expectLedgerConsistent(app.t);
+  });
+});
+
+async function ledgerCount(t: TestApp, accountId: number): Promise<number> {
+  const { n } = await t.db
+    .selectFrom('ledger_entries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}

@@ -49,8 +49,8 @@ describe.each(dbKinds())('staff IP whitelist on %s', (kind) => {
     t.inject({ method: 'DELETE', url: `/api/ip-whitelist/${id}`, token: boss.token, remoteAddress: from });
   const staffCall = (token: string, remoteAddress: string, headers: Record<string, string> = {}) =>
     t.inject({ method: 'GET', url: '/api/staff', token, remoteAddress, headers });
-  const loginFrom = (email: string, remoteAddress: string) =>
-    t.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD }, remoteAddress });
+  const loginFrom = (email: string, remoteAddress: string, password = PASSWORD) =>
+    t.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress });
 
   /** Empties the list through the API, removing the entries that do not cover the office first. */
   afterEach(async () => {
@@ -97,6 +97,49 @@ describe.each(dbKinds())('staff IP whitelist on %s', (kind) => {
     expect(blockedLogin.json().detail).toBe(`Доступ с IP-адреса ${HOME} запрещен`);
     expect(sessionCookie(blockedLogin)).toBeUndefined();
     expect((await loginFrom(member.email, BRANCH)).statusCode).toBe(200);
+  });
+
+  it('answers a staff login from outside the list identically whether the password is right or wrong', async () => {
+    expect((await add('10.0.0.0/8')).statusCode).toBe(201);
+    const someone = await t.createUser('retention_manager');
+    const right = await loginFrom(someone.email, HOME);
+    const wrong = await loginFrom(someone.email, HOME, 'not-the-password');
+    for (const res of [right, wrong]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ detail: `Доступ с IP-адреса ${HOME} запрещен`, code: 'ip_not_allowed' });
+      expect(sessionCookie(res)).toBeUndefined();
+    }
+    expect(right.body).toBe(wrong.body);
+    // Every header the same, but the date and the caller's own rate-limit countdown.
+    const headersOf = (res: typeof right) =>
+      Object.fromEntries(
+        Object.entries(res.headers).filter(([name]) => name !== 'date' && name !== 'x-ratelimit-remaining'),
+      );
+    expect(headersOf(right)).toEqual(headersOf(wrong));
+
+    // The log tells the superadmin which attempt had the right password; the caller never learns it.
+    const rows = (await t.auditRows('access.denied')).slice(-2);
+    expect(rows.map((r) => r.after)).toEqual([
+      { reason: 'ip_not_allowed', credentials_correct: true, failures_in_a_row: 1 },
+      { reason: 'ip_not_allowed', credentials_correct: false, failures_in_a_row: 2 },
+    ]);
+    // From inside the list the right password still works, and starts the count again.
+    expect((await loginFrom(someone.email, BRANCH)).statusCode).toBe(200);
+  });
+
+  it('counts every staff login from outside the list towards the lock, so the lock gives no password away', async () => {
+    expect((await add('10.0.0.0/8')).statusCode).toBe(201);
+    const someone = await t.createUser('sales_manager');
+    for (let i = 0; i < 10; i += 1) {
+      const res = await loginFrom(someone.email, HOME, i % 2 === 0 ? PASSWORD : `wrong-${i}`);
+      expect(res.statusCode, `attempt ${i + 1}`).toBe(403);
+    }
+    const right = await loginFrom(someone.email, HOME);
+    const wrong = await loginFrom(someone.email, HOME, 'wrong-again');
+    expect(right.statusCode).toBe(429);
+    expect(right.body).toBe(wrong.body);
+    // Locked for the account, also from the office, as after ten wrong passwords.
+    expect((await loginFrom(someone.email, BRANCH)).statusCode).toBe(429);
   });
 
   it('writes one access.denied row for each refused call and refused login', async () => {

@@ -35,7 +35,8 @@ interface RequestMeta {
 /**
  * Sign-in (decisions.md D8). An unknown e-mail and a wrong password get the same answer after the same work;
  * failures are counted per e-mail (known or not) and the 10th in a row locks it for 30 minutes, even against
- * the right password. Staff must also come from an address the whitelist allows.
+ * the right password. Staff must also come from an address the whitelist allows; from any other address a staff
+ * account gets the same refusal whether the password is right or wrong.
  */
 export async function login(
   deps: AppDeps,
@@ -71,8 +72,12 @@ export async function login(
   const ok = user
     ? await verifyPassword(user.password_hash, input.password)
     : (await verifyPassword(await dummyPasswordHash(), input.password), false);
+  // A staff account asked for from outside a non-empty whitelist is refused whatever the password, after the same
+  // work, so such an address learns nothing about the password. It also counts as a failure in a row, right password
+  // or not: were only wrong ones counted, when the lock fell would tell a right guess from a wrong one.
+  const outsideWhitelist = user !== undefined && isStaffRole(user.role) && !(await deps.whitelist.allows(meta.ip));
 
-  if (!user || !ok) {
+  if (!user || !ok || outsideWhitelist) {
     await db.transaction().execute(async (trx) => {
       const row = await trx
         .insertInto('login_failures')
@@ -94,27 +99,28 @@ export async function login(
           .where('email_key', '=', emailKey)
           .execute();
       }
-      await writeAudit(trx, user ? actorFromUser(user, meta.ip) : anonymous, {
-        action: 'auth.login_failed',
-        entityType: 'login',
-        entityId: emailKey,
-        after: { reason: 'bad_credentials', failures_in_a_row: row.failures },
-      });
+      if (outsideWhitelist) {
+        // One row: the refused access. Whether the password was right is for the superadmin reading the log.
+        await writeAudit(trx, actorFromUser(user, meta.ip), {
+          action: 'access.denied',
+          entityType: 'route',
+          entityId: 'POST /api/auth/login',
+          after: { reason: 'ip_not_allowed', credentials_correct: ok, failures_in_a_row: row.failures },
+        });
+      } else {
+        await writeAudit(trx, user ? actorFromUser(user, meta.ip) : anonymous, {
+          action: 'auth.login_failed',
+          entityType: 'login',
+          entityId: emailKey,
+          after: { reason: 'bad_credentials', failures_in_a_row: row.failures },
+        });
+      }
     });
+    if (outsideWhitelist) throw forbidden('ip_not_allowed', { ip: meta.ip });
     throw new HttpError(401, 'login_invalid');
   }
 
   const actor = actorFromUser(user, meta.ip);
-  if (isStaffRole(user.role) && !(await deps.whitelist.allows(meta.ip))) {
-    await writeAudit(db, actor, {
-      action: 'access.denied',
-      entityType: 'route',
-      entityId: 'POST /api/auth/login',
-      after: { reason: 'ip_not_allowed' },
-    });
-    throw forbidden('ip_not_allowed', { ip: meta.ip });
-  }
-
   const token = await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('login_failures').where('email_key', '=', emailKey).execute();
     await trx

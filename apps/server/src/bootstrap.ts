@@ -1,4 +1,6 @@
 import { randomInt } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { generatePassword } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
@@ -64,7 +66,60 @@ export async function bootstrap(db: Db, config: Config, print: (line: string) =>
     else print(`Superadmin ${config.ADMIN_EMAIL} created. Password (shown once): ${password}`);
   } else if (!config.DEMO_DATA) {
     const password = randomPassword();
-    await createSuperadmin(db, 'admin@localhost', password);
-    print(`Superadmin admin@localhost created. Password (shown once, change it): ${password}`);
+    await createSuperadmin(db, DEFAULT_ADMIN_EMAIL, password);
+    print(`Superadmin ${DEFAULT_ADMIN_EMAIL} created. Password (shown once, change it): ${password}`);
   }
+}
+
+/**
+ * The first superadmin's e-mail when ADMIN_EMAIL is not set. It passes the shared e-mail schema (a dotless domain such
+ * as 'localhost' does not), so the staff page can edit this user like any other.
+ */
+export const DEFAULT_ADMIN_EMAIL = 'admin@brokerage.local';
+
+/** The file in DATA_DIR that says which process has the embedded database open. */
+export const SERVER_PID_FILE = 'server.pid';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The process that has the embedded database of `dataDir` open, according to its server.pid, if it is still running;
+ * null when there is no such file or its process has ended (a server that crashed leaves a stale file behind).
+ */
+export function embeddedDbHolder(dataDir: string): number | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dataDir, SERVER_PID_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  const pid = Number(text.trim());
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+}
+
+/**
+ * Marks the embedded database of `config.dataDir` as held by this process (PGlite admits one process at a time; a
+ * second one opening the same directory can corrupt it), so the command line refuses to open it meanwhile. Returns
+ * the function that removes the mark at shutdown. Nothing to do on PostgreSQL, which serves any number of processes.
+ */
+export function markEmbeddedDbInUse(config: Config): () => void {
+  if (config.DATABASE_URL) return () => {};
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const file = path.join(config.dataDir, SERVER_PID_FILE);
+  fs.writeFileSync(file, `${process.pid}\n`);
+  return () => {
+    try {
+      if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
+    } catch {
+      // already gone
+    }
+  };
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { createSuperadmin, randomPassword } from './bootstrap.js';
+import { emailField } from '@brokerage/shared';
+import { createSuperadmin, embeddedDbHolder, randomPassword, SERVER_PID_FILE } from './bootstrap.js';
 import { loadConfig } from './config.js';
 import { migrate, openDb } from './platform/db/index.js';
 import { CLI_ACTOR } from './platform/auth/actor.js';
@@ -26,6 +27,17 @@ export async function runCli(args: string[], env = process.env, out = console.lo
     return 2;
   }
   const config = loadConfig(env);
+  if (!config.DATABASE_URL) {
+    // PGlite admits one process at a time: opening its directory beside a running server can corrupt it.
+    const holder = embeddedDbHolder(config.dataDir);
+    if (holder !== null) {
+      out(
+        `The server (process ${holder}) has the embedded database in ${config.dataDir} open. Stop it first, then run ` +
+          `this command again. If no server is running, delete ${SERVER_PID_FILE} in that directory.`,
+      );
+      return 1;
+    }
+  }
   const database = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir, poolSize: 2 });
   try {
     await migrate(database.db);
@@ -49,7 +61,9 @@ export async function runCli(args: string[], env = process.env, out = console.lo
       return 1;
     }
     const email = arg?.trim().toLowerCase();
-    if (!email || !/^\S+@\S+$/.test(email)) {
+    // A new superadmin's e-mail must pass the schema the staff page edits it with; reset-password takes any stored one.
+    const valid = command === 'create-superadmin' ? emailField.safeParse(email).success : /^\S+@\S+$/.test(email ?? '');
+    if (!email || !valid) {
       out(`${command} needs an e-mail address.\n\n${USAGE}`);
       return 2;
     }

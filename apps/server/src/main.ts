@@ -1,10 +1,11 @@
 import { buildApp } from './app.js';
-import { bootstrap } from './bootstrap.js';
+import { bootstrap, markEmbeddedDbInUse } from './bootstrap.js';
 import { loadConfig } from './config.js';
 import { migrate, openDb } from './platform/db/index.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const releaseDataDir = markEmbeddedDbInUse(config); // DATA_DIR/server.pid: the command line keeps out meanwhile
   const database = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
   await migrate(database.db);
   await bootstrap(database.db, config, (line) => console.log(line));
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
     try {
       await app.close(); // stops accepting, lets requests in flight finish
       await database.close();
+      releaseDataDir();
     } finally {
       clearTimeout(timer);
       process.exit(0);

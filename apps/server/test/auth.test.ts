@@ -114,6 +114,15 @@ describe.each(dbKinds())('sign-in, sessions and registration on %s', (kind) => {
     expect(en.json().detail).toBe('Incorrect email or password');
   });
 
+  it('shows no demo credentials when the server runs without DEMO_DATA', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/auth/demo-accounts' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ demo: false, accounts: [] });
+    expect(res.body).not.toContain('demo12345');
+    const { token } = await t.userWithToken('admin');
+    expect((await t.inject({ method: 'GET', url: '/api/auth/me', token })).json().demo).toBe(false);
+  });
+
   it('accepts the e-mail in any case and with spaces around it', async () => {
     const u = await t.createUser('manager');
     const res = await login(`  ${u.email.toUpperCase()} `);

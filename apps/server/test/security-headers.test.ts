@@ -3,9 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { VERSION } from '../src/app.js';
+import type { FastifyInstance } from 'fastify';
+import { VERSION, buildApp } from '../src/app.js';
 import { loggerOptions, redactUrl } from '../src/platform/http/logging.js';
-import { PASSWORD, createTestApp, dbKinds, type TestApp } from './helpers.js';
+import { PASSWORD, createTestApp, dbKinds, freshDatabase, testConfig, type TestApp } from './helpers.js';
 
 /** Every log line the apps of this file write, captured from the server's own logger settings. */
 const logLines = vi.hoisted(() => [] as string[]);
@@ -148,6 +149,50 @@ describe.each(dbKinds())('security headers on %s', (kind) => {
       'email',
       'password',
     ]);
+  });
+});
+
+describe.each(dbKinds())('an unexpected failure and the API documentation on %s', (kind) => {
+  let app: FastifyInstance;
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  beforeAll(async () => {
+    database = await freshDatabase(kind);
+    app = await buildApp({ config: testConfig(), database });
+    // Test only: a request carrying this header fails inside the server, as a bug or a lost database would.
+    app.addHook('preHandler', async (request) => {
+      if (request.headers['x-test-fail'] === '1') throw new Error('relation "secret_table" exploded');
+    });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  it('answers a 5xx with a detail that gives nothing away, the security headers and no-store', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/auth/demo-accounts', headers: { 'x-test-fail': '1' } });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ detail: 'Внутренняя ошибка сервера', code: 'internal' });
+    expect(res.body).not.toContain('secret_table');
+    expectSecurityHeaders(res, '500');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const en = await app.inject({
+      method: 'GET',
+      url: '/api/auth/demo-accounts',
+      headers: { 'x-test-fail': '1', 'accept-language': 'en' },
+    });
+    expect(en.json()).toEqual({ detail: 'Internal server error', code: 'internal' });
+    // The same route without the fault answers normally.
+    expect((await app.inject({ method: 'GET', url: '/api/auth/demo-accounts' })).statusCode).toBe(200);
+  });
+
+  it('serves the API documentation page at /api/docs as HTML', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/docs' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toMatch(/swagger/i);
+    expect(res.headers['x-frame-options']).toBe('DENY');
   });
 });
 

@@ -16,6 +16,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { candlesFor } from '../api';
 import { onPriceTick } from '../price-feed';
+import { TickCoalescer } from '../tick-coalescer';
 
 /** What the chart marks for each open trade of its asset: the strike line and the expiry (D2). */
 export interface ChartTrade {
@@ -160,47 +161,19 @@ export function PriceChart({
     const series = seriesRef.current;
     if (!series) return;
     let cancelled = false;
-    let pending = false;
-    let loaded = false;
-    let frame: number | null = null;
     const step = INTERVAL_SECONDS[interval];
-    const buffered: { price: number; at: number }[] = [];
     lastBar.current = null;
     series.setData([]);
     setState('loading');
 
-    const fold = (price: number, atMs: number) => {
-      const time = (Math.floor(atMs / 1000 / step) * step) as UTCTimestamp;
-      const bar = lastBar.current;
-      if (bar && time < bar.time) return;
-      if (bar && time === bar.time) {
-        lastBar.current = {
-          time,
-          open: bar.open,
-          high: Math.max(bar.high, price),
-          low: Math.min(bar.low, price),
-          close: price,
-        };
-      } else {
-        lastBar.current = { time, open: bar?.close ?? price, high: price, low: price, close: price };
-      }
-      pending = true;
-    };
-    const draw = () => {
-      frame = null;
-      if (!pending || !lastBar.current || cancelled) return;
-      pending = false;
+    // Ticks are folded at once and drawn at most once per animation frame (tick-coalescer.ts).
+    const coalescer = new TickCoalescer(step, (bar) => {
+      lastBar.current = bar as CandlestickData<UTCTimestamp>;
       series.update(lastBar.current);
       placeRef.current();
-    };
+    });
     const stop = onPriceTick((tick) => {
-      if (tick.symbol !== symbol) return;
-      if (!loaded) {
-        buffered.push(tick);
-        return;
-      }
-      fold(tick.price, tick.at);
-      if (frame === null) frame = requestAnimationFrame(draw);
+      if (tick.symbol === symbol) coalescer.tick(tick.price, tick.at);
     });
 
     candlesFor(symbol, interval)
@@ -208,11 +181,9 @@ export function PriceChart({
         if (cancelled) return;
         const bars = res.candles.map((c) => ({ ...c, time: c.time as UTCTimestamp }));
         series.setData(bars);
-        loaded = true;
-        lastBar.current = bars.at(-1) ?? null;
-        for (const tick of buffered.splice(0)) fold(tick.price, tick.at);
-        if (pending) series.update(lastBar.current!);
-        pending = false;
+        const changed = coalescer.load(bars.at(-1) ?? null);
+        lastBar.current = coalescer.lastBar as CandlestickData<UTCTimestamp> | null;
+        if (changed) series.update(changed as CandlestickData<UTCTimestamp>);
         chartRef.current?.timeScale().scrollToRealTime();
         setState('ready');
         requestAnimationFrame(() => {
@@ -229,7 +200,7 @@ export function PriceChart({
     return () => {
       cancelled = true;
       stop();
-      if (frame !== null) cancelAnimationFrame(frame);
+      coalescer.stop();
     };
   }, [symbol, interval, reload]);
 

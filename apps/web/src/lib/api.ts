@@ -29,6 +29,8 @@ export interface RequestOptions {
   body?: unknown;
   query?: Record<string, QueryValue>;
   signal?: AbortSignal;
+  /** Extra request headers (e.g. Idempotency-Key on calls that move money). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
   const headers: Record<string, string> = {
     Accept: 'application/json',
     'Accept-Language': currentLanguage(),
+    ...options.headers,
   };
   let body: string | undefined;
   if (options.body !== undefined) {

@@ -9,6 +9,7 @@ import { onLiveMessage } from '../../lib/ws';
 import {
   DEFAULT_SETTINGS,
   HISTORY_PAGE_SIZE,
+  newIdempotencyKey,
   placeTrade,
   useBalance,
   useClientSettings,
@@ -153,7 +154,8 @@ export function useLiveAccount(): AccountView {
     setPage,
     place: async (input) => {
       try {
-        await placeTrade({ ...input });
+        // One key per click (D3): a retry of this request could not open a second trade.
+        await placeTrade({ ...input }, newIdempotencyKey());
         placedToast(input, t);
       } catch (error) {
         refusedToast(error, t);

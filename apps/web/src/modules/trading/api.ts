@@ -114,14 +114,35 @@ export function useMyWithdrawals() {
   });
 }
 
-export function placeTrade(body: PlaceTradeRequest) {
-  return apiCall(placeTradeResponseSchema, '/api/trading/place-trade', { method: 'POST', body });
+/**
+ * A fresh Idempotency-Key (D3) for one submit by the user. The caller makes it once per click and reuses it for any
+ * retry of that submit, so a request repeated after a lost answer returns the first answer and moves no money twice.
+ * crypto.randomUUID needs a secure context; on plain http the key is built from crypto.getRandomValues.
+ */
+export function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const idempotent = (key: string) => ({ 'Idempotency-Key': key });
+
+export function placeTrade(body: PlaceTradeRequest, idempotencyKey: string) {
+  return apiCall(placeTradeResponseSchema, '/api/trading/place-trade', {
+    method: 'POST',
+    body,
+    headers: idempotent(idempotencyKey),
+  });
 }
 
 export function useCreateWithdrawal() {
   return useMutation({
-    mutationFn: (body: WithdrawRequestInput) =>
-      apiCall(createWithdrawResponseSchema, '/api/withdraw-requests', { method: 'POST', body }),
+    mutationFn: ({ body, idempotencyKey }: { body: WithdrawRequestInput; idempotencyKey: string }) =>
+      apiCall(createWithdrawResponseSchema, '/api/withdraw-requests', {
+        method: 'POST',
+        body,
+        headers: idempotent(idempotencyKey),
+      }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['trading'] }),
   });
 }

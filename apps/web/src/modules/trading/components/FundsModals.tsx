@@ -18,7 +18,7 @@ import type { TFunction } from 'i18next';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
-import { useCreateWithdrawal, useDepositMethods } from '../api';
+import { newIdempotencyKey, useCreateWithdrawal, useDepositMethods } from '../api';
 import {
   depositProblem,
   problemKey,
@@ -221,10 +221,14 @@ export function WithdrawModal({
     setProblem(null);
     try {
       await create.mutateAsync({
-        amount: Number(form.amount),
-        card_number: form.cardNumber.replace(/\s/g, ''),
-        card_holder: form.cardHolder.trim(),
-        card_expiry: form.cardExpiry,
+        body: {
+          amount: Number(form.amount),
+          card_number: form.cardNumber.replace(/\s/g, ''),
+          card_holder: form.cardHolder.trim(),
+          card_expiry: form.cardExpiry,
+        },
+        // One key per submit (D3): a retried request cannot hold the amount twice.
+        idempotencyKey: newIdempotencyKey(),
       });
       setDone(true);
     } catch (error) {

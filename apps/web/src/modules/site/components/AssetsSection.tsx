@@ -87,7 +87,7 @@ export function AssetsSection({
                   return (
                     <tr key={row.symbol} data-symbol={row.symbol}>
                       <th scope="row">{row.symbol}</th>
-                      <td>{row.name}</td>
+                      <td>{t(`assetNames.${row.symbol}` as 'assetNames.XAUUSD', { defaultValue: row.name })}</td>
                       <td className="num" data-testid={`price-${row.symbol}`}>
                         {row.price === null ? (
                           <span className="site-muted">{t('assets.noPrice')}</span>

@@ -18,6 +18,7 @@ const TABS = {
 type TabId = keyof typeof TABS;
 
 function AssetRow({ symbol, onPick }: { symbol: string; onPick: () => void }) {
+  const { t } = useTranslation('platform');
   const asset = findAsset(symbol)!;
   const quote = latestQuote(symbol);
   const start = firstPrice(symbol);
@@ -32,7 +33,8 @@ function AssetRow({ symbol, onPick }: { symbol: string; onPick: () => void }) {
             {symbol}
           </Text>
           <Text size="xs" c="dimmed">
-            {asset.name}
+            {/* Commodities have a name in each language; the others are brands and tickers. */}
+            {t(`assetNames.${symbol}` as 'assetNames.XAUUSD', { defaultValue: asset.name })}
           </Text>
         </div>
         <div style={{ textAlign: 'right' }}>

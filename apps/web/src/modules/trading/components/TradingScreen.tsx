@@ -32,6 +32,7 @@ import {
 } from '@tabler/icons-react';
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LANGUAGES } from '../../../i18n';
 import { logout, type CurrentUser } from '../../auth/api/session';
 import { LanguageSwitch } from '../../ui/LanguageSwitch';
 import type { AccountView } from '../account';
@@ -239,7 +240,8 @@ export function TradingScreen({
               <AssetSelector value={asset} onChange={setAsset} />
             </Box>
             {slots.bell}
-            <LanguageSwitch />
+            {/* ru/en of D15, and kk for a visitor who chose it on the public site (the platform texts have kk). */}
+            <LanguageSwitch languages={LANGUAGES} />
           </Group>
         </Group>
       </Paper>

@@ -3,15 +3,18 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Request } from 'playwright-core';
 import { ARTIFACTS, browserAvailable, DESKTOP, launchBrowser, PHONE, shot, watchConsole } from '../support/browser.js';
 import { startServer, type RunningServer } from '../support/server.js';
 
 /**
  * The client trading screen (client-platform.md §2.4–§2.7, §2.10; D1, D2, D10, D11, D16) in Chromium against the real
- * server on a replayed price file in which EURUSD only rises, with 15-second trades: a registered client places a
- * call, watches the countdown, and sees the server's result (won, as the replayed prices say) as a toast and in the
- * balance; a trade above the account limit is refused; a withdrawal holds its amount; a message from the back office
- * arrives live; /demo trades without an account. Screenshots in desktop and phone sizes go to e2e/artifacts.
+ * server on a replayed price file in which EURUSD only rises, with 15-second trades. One journey: a visitor switches
+ * the landing page to en and kk and back, registers in the modal, lands on /trading, places a call, watches the
+ * countdown, and sees the server's result (won, as the replayed prices say) as a toast and in the balance; a trade
+ * above the account limit is refused; a withdrawal holds its amount; a message from the back office arrives live.
+ * Then: staff see the screen with their bell, a kk visitor keeps kk, /demo trades without an account and saves
+ * nothing. Screenshots of each screen in desktop and phone sizes go to e2e/artifacts.
  */
 
 const DURATION = 15;
@@ -46,6 +49,9 @@ describe.runIf(browserAvailable())('client trading screen', () => {
   let clientToken: string;
   let account: AccountRow;
   const email = `trader.${Date.now()}@e2e.local`;
+  /** Every script the client's browser fetched during the journey, and its money-moving calls with their headers. */
+  const scripts: string[] = [];
+  const moneyCalls: { path: string; key: string | undefined }[] = [];
 
   async function api<T>(token: string | null, url: string, init: { method?: string; body?: unknown } = {}) {
     const res = await fetch(`${server.url}${url}`, {
@@ -78,25 +84,6 @@ describe.runIf(browserAvailable())('client trading screen', () => {
       body: { email: admin.email, password: admin.password },
     });
     staffToken = login.body.access_token;
-
-    // The registration screen is the public site's; here the client registers through the same API call.
-    const reg = await api<{ access_token: string }>(null, '/api/auth/register-client', {
-      method: 'POST',
-      body: { name: 'Анна Трейдер', email, password: 'secret-123' },
-    });
-    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-    clientToken = reg.body.access_token;
-    const list = await api<{ accounts: AccountRow[] }>(
-      staffToken,
-      `/api/trading/admin/accounts?search=${encodeURIComponent(email)}`,
-    );
-    account = list.body.accounts.find((a) => a.client_email === email)!;
-    // $100 through the ledger, as staff would credit a deposit.
-    const credit = await api(staffToken, `/api/trading/admin/accounts/${account.id}/balance`, {
-      method: 'POST',
-      body: { action: 'add', amount: 100, reason: 'e2e deposit' },
-    });
-    expect(credit.status).toBe(200);
   });
   afterAll(async () => {
     await browser?.close();
@@ -127,16 +114,84 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     return (await page.getByTestId('balance').textContent()) ?? '';
   }
 
+  /** The screen as it stands in desktop size, then the same screen at phone size (then back to desktop). */
+  async function shotBoth(p: Page, name: string) {
+    const size = p.viewportSize() ?? DESKTOP;
+    await shot(p, `${name}-desktop`);
+    await p.setViewportSize(PHONE);
+    await nextFrames(p);
+    await shot(p, `${name}-phone`);
+    await p.setViewportSize(size);
+    await nextFrames(p);
+  }
+  const nextFrames = (p: Page) =>
+    p.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
+  const heroTitle = (p: Page) => p.locator('#home h1').textContent();
+
   let page: Page;
   let problems: string[];
 
-  it('opens /trading with the balance, the panel and the live chart; time to first chart is measured', async () => {
-    const context = await clientContext();
+  it('a visitor switches the landing page to en, kk and back to ru, registers in the modal and lands on /trading', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
     page = await context.newPage();
     problems = watchConsole(page);
-    await page.goto(`${server.url}/trading`);
+    page.on('response', (res) => {
+      if (new URL(res.url()).pathname.endsWith('.js')) scripts.push(path.basename(new URL(res.url()).pathname));
+    });
+    page.on('request', (req: Request) => {
+      const { pathname } = new URL(req.url());
+      if (req.method() === 'POST' && ['/api/trading/place-trade', '/api/withdraw-requests'].includes(pathname))
+        moneyCalls.push({ path: pathname, key: req.headers()['idempotency-key'] });
+    });
+    await page.goto(`${server.url}/`);
+    await page.getByTestId('assets-table').waitFor();
+    expect(await heroTitle(page)).toBe('Торгуйте валютами, криптовалютой, акциями и сырьем');
+    await page.getByTestId('site-language').selectOption('en');
+    await expect.poll(() => heroTitle(page)).toBe('Trade currencies, crypto, stocks and commodities');
+    await page.getByTestId('site-language').selectOption('kk');
+    await expect
+      .poll(() => heroTitle(page))
+      .toBe('Валюталармен, криптовалютамен, акциялармен және шикізатпен сауда жасаңыз');
+    await page.getByTestId('site-language').selectOption('ru');
+    await expect.poll(() => heroTitle(page)).toBe('Торгуйте валютами, криптовалютой, акциями и сырьем');
+
+    await page.locator('#home').getByRole('button', { name: 'Начать торговлю' }).click();
+    const form = page.getByTestId('auth-modal').getByTestId('register-form');
+    await form.waitFor();
+    await form.locator('#auth-name').fill('Анна Трейдер');
+    await form.locator('#auth-phone').fill('+7 701 555 12 34');
+    await form.locator('#auth-email').fill(email);
+    await form.locator('#auth-password').fill('secret-123');
+    await form.locator('#auth-confirmPassword').fill('secret-123');
+    await shotBoth(page, 'trading-register-modal');
+    await form.locator('button[type="submit"]').click();
+    await page.waitForURL((url) => url.pathname === '/trading', { timeout: 20_000 });
     await page.getByTestId('trade-panel').waitFor();
+    // The anonymous session check on the landing page answers 401 by design; nothing else may have failed.
+    expect(problems.filter((p) => !p.includes('status of 401'))).toEqual([]);
+    problems.length = 0;
+    // A new account starts empty.
+    await expect.poll(() => balanceText(page), { timeout: 15_000 }).toBe('$0.00');
+
+    clientToken = (await context.cookies(server.url)).find((c) => c.name === 'session')!.value;
+    const list = await api<{ accounts: AccountRow[] }>(
+      staffToken,
+      `/api/trading/admin/accounts?search=${encodeURIComponent(email)}`,
+    );
+    account = list.body.accounts.find((a) => a.client_email === email)!;
+    expect(account, 'the registered client has a trading account').toBeDefined();
+    // $100 through the ledger, as staff would credit a deposit; the open screen shows it without a reload.
+    const credit = await api(staffToken, `/api/trading/admin/accounts/${account.id}/balance`, {
+      method: 'POST',
+      body: { action: 'add', amount: 100, reason: 'e2e deposit' },
+    });
+    expect(credit.status).toBe(200);
     await expect.poll(() => balanceText(page), { timeout: 15_000 }).toBe('$100.00');
+  });
+
+  it('shows /trading with the balance, the panel and the live chart; time to first chart is measured', async () => {
+    expect(await balanceText(page)).toBe('$100.00');
     await page.locator('[data-testid="price-chart"][data-state="ready"]').waitFor({ timeout: 15_000 });
     await page.getByTestId('account-name').filter({ hasText: 'Анна Трейдер' }).waitFor();
     await page.getByTestId('risk-warning').waitFor();
@@ -160,6 +215,19 @@ describe.runIf(browserAvailable())('client trading screen', () => {
       .poll(async () => replay.prices.has((await page.getByTestId('current-price').first().textContent()) ?? ''))
       .toBe(true);
     await shot(page, 'trading-desktop');
+
+    // The selector lists every asset; commodities are named in the screen's language.
+    await page.getByTestId('trade-panel').getByTestId('asset-selector').click();
+    const gold = page.locator('[data-testid="asset-option"][data-symbol="XAUUSD"]');
+    await gold.waitFor();
+    expect(await gold.textContent()).toContain('Золото');
+    expect(await page.locator('[data-testid="asset-option"][data-symbol="WTIUSD"]').textContent()).toContain(
+      'Нефть WTI',
+    );
+    await shotBoth(page, 'trading-asset-selector');
+    // Picking EURUSD again closes the list.
+    await page.locator('[data-testid="asset-option"][data-symbol="EURUSD"]').click();
+    await gold.waitFor({ state: 'hidden' });
   });
 
   it('places a call, counts down, and shows the server result as a toast and in the balance', async () => {
@@ -174,7 +242,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     expect(first).toMatch(/^Осталось \d+с$/);
     const expiryLine = page.getByTestId('expiry-line').first();
     await expect.poll(() => expiryLine.evaluate((el) => getComputedStyle(el).display)).toBe('block');
-    await shot(page, 'trading-open-trade-desktop');
+    await shotBoth(page, 'trading-open-trade');
     await expect.poll(() => card.getAttribute('data-colour'), { timeout: 15_000 }).toBe('red');
 
     // The server settles at expiry: EURUSD only rises in the replay, so the call wins 25 × 85 % on top of the stake.
@@ -198,7 +266,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     expect(trade.close_price).toBeGreaterThan(trade.strike_price);
     expect(await row.getByTestId('trade-open-price').textContent()).toContain(trade.strike_price.toFixed(5));
     expect(await row.getByTestId('trade-close-price').textContent()).toContain(trade.close_price.toFixed(5));
-    await shot(page, 'trading-closed-desktop');
+    await shotBoth(page, 'trading-closed');
 
     await page.getByTestId('view-history').click();
     await page.getByTestId('history-view').waitFor();
@@ -221,7 +289,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await expect.poll(() => buy.isDisabled()).toBe(true);
     expect(await page.getByTestId('trade-problem').textContent()).toBe('Максимальная сумма сделки: $20');
     expect(await balanceText(page)).toBe('$121.25');
-    await shot(page, 'trading-limit-desktop');
+    await shotBoth(page, 'trading-limit');
   });
 
   it('files a withdrawal with the checks of §5, and the balance shows the hold', async () => {
@@ -252,10 +320,16 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await shot(page, 'trading-withdraw-desktop');
     await page.getByTestId('withdraw-submit').click();
     await page.getByTestId('withdraw-success').getByText('Заявка успешно создана').waitFor();
-    await shot(page, 'trading-withdraw-success-desktop');
+    await shotBoth(page, 'trading-withdraw-success');
     await page.getByTestId('withdraw-success').waitFor({ state: 'detached', timeout: 10_000 });
     await expect.poll(() => balanceText(page)).toBe('$71.25');
     expect(await page.getByTestId('balance-held').textContent()).toBe('На удержании (вывод): $50.00');
+
+    // Every call that moves money carried its own Idempotency-Key (D3), made once per submit.
+    expect(moneyCalls.filter((c) => c.path === '/api/trading/place-trade').length).toBeGreaterThanOrEqual(1);
+    expect(moneyCalls.filter((c) => c.path === '/api/withdraw-requests')).toHaveLength(1);
+    for (const call of moneyCalls) expect(call.key, call.path).toMatch(/^[0-9a-f-]{32,36}$/);
+    expect(new Set(moneyCalls.map((c) => c.key)).size).toBe(moneyCalls.length);
   });
 
   it('shows the top-up methods from the server and their payment details with copy', async () => {
@@ -274,7 +348,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await page.getByTestId('deposit-amount').fill('150');
     await page.getByTestId('deposit-submit').click();
     await page.getByTestId('deposit-details').waitFor();
-    await shot(page, 'trading-deposit-desktop');
+    await shotBoth(page, 'trading-deposit');
     await page.getByRole('button', { name: 'Понятно' }).click();
     await page.getByTestId('deposit-details').waitFor({ state: 'detached' });
   });
@@ -292,7 +366,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     const message = page.getByTestId('my-message').filter({ hasText: 'Здравствуйте! Ваш счет пополнен.' });
     await message.waitFor({ timeout: 8000 });
     expect(await message.getAttribute('data-read')).toBe('false');
-    await shot(page, 'trading-messages-desktop');
+    await shotBoth(page, 'trading-messages');
     await message.click();
     await expect.poll(() => message.getAttribute('data-read')).toBe('true');
     // The refused trade above the limit answers 400 by design; nothing else may fail.
@@ -304,13 +378,16 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await page.getByTestId('view-calendar').click();
     await page.getByTestId('calendar-view').getByTestId('economic-calendar').waitFor();
     await page.getByTestId('market-info-demo').first().waitFor();
-    await shot(page, 'trading-calendar-desktop');
+    await shotBoth(page, 'trading-calendar');
     await page.getByTestId('view-fundamental').click();
     // EURUSD is selected: fundamental analysis answers that it is for stocks only (§2.9).
     await page.getByTestId('fundamental-view').getByTestId('fundamentals-stocks-only').waitFor();
-    await shot(page, 'trading-fundamental-desktop');
+    await shotBoth(page, 'trading-fundamental');
     await page.getByTestId('view-fundamental').click();
     await page.getByTestId('price-chart').waitFor();
+    // The whole journey, landing page to messages, never fetched the back office's chunk.
+    expect(scripts.some((n) => n.startsWith('TradingArea-'))).toBe(true);
+    expect(scripts.filter((n) => n.startsWith('CrmArea-'))).toEqual([]);
   });
 
   it('shows staff the screen in demo mode (they have no trading account)', async () => {
@@ -322,12 +399,24 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await staff.goto(`${server.url}/trading`);
     await staff.getByTestId('demo-badge').waitFor();
     expect(await balanceText(staff)).toBe('$1,000.00');
+    // Staff keep their notifications bell here (D10): the client's withdrawal above notified the superadmin.
+    await staff.getByTestId('notifications-bell').waitFor({ timeout: 10_000 });
+    await shot(staff, 'trading-staff-bell-desktop');
     await context.close();
+    // The client, on the screen all along, has no bell.
+    await page.getByTestId('trade-panel').waitFor();
+    expect(await page.getByTestId('notifications-bell').count()).toBe(0);
+    expect(await page.getByTestId('notifications-badge').count()).toBe(0);
   });
 
   it('works on a phone: panel, chart and history', async () => {
     const context = await clientContext(PHONE);
     const phone = await context.newPage();
+    const loaded: string[] = [];
+    phone.on('response', (res) => {
+      const { pathname } = new URL(res.url());
+      if (pathname.endsWith('.js')) loaded.push(path.basename(pathname));
+    });
     await phone.goto(`${server.url}/trading`);
     await phone.locator('[data-testid="price-chart"][data-state="ready"]').waitFor({ timeout: 15_000 });
     await expect.poll(() => balanceText(phone)).toBe('$71.25');
@@ -339,6 +428,35 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await phone.getByTestId('menu-withdraw').click();
     await phone.getByTestId('withdraw-form').waitFor();
     await shot(phone, 'trading-withdraw-phone');
+    // The trading screen is its own chunk: a fresh load of /trading never fetches the back office's.
+    expect(loaded.some((n) => n.startsWith('TradingArea-'))).toBe(true);
+    expect(loaded.filter((n) => n.startsWith('CrmArea-'))).toEqual([]);
+    await context.close();
+  });
+
+  it('a client who chose kk on the landing page gets the trading screen in kk, KK selected, and can switch to ru', async () => {
+    const context = await clientContext();
+    const kkPage = await context.newPage();
+    await kkPage.goto(`${server.url}/`);
+    await kkPage.getByTestId('site-user').waitFor();
+    await kkPage.getByTestId('site-language').selectOption('kk');
+    await expect
+      .poll(() => heroTitle(kkPage))
+      .toBe('Валюталармен, криптовалютамен, акциялармен және шикізатпен сауда жасаңыз');
+    await kkPage.getByTestId('hero-platform').click();
+    await kkPage.waitForURL((url) => url.pathname === '/trading', { timeout: 20_000 });
+    const panel = kkPage.getByTestId('trade-panel');
+    await panel.getByText('Сауда панелі', { exact: true }).waitFor();
+    expect(await kkPage.evaluate(() => document.documentElement.lang)).toBe('kk');
+    const switcher = kkPage.getByTestId('language-switch');
+    expect(await switcher.locator('input[value="kk"]').isChecked()).toBe(true);
+    await panel.getByTestId('asset-selector').click();
+    expect(await kkPage.locator('[data-testid="asset-option"][data-symbol="XAUUSD"]').textContent()).toContain('Алтын');
+    await shotBoth(kkPage, 'trading-kk');
+    await kkPage.locator('[data-testid="asset-option"][data-symbol="EURUSD"]').click();
+    await switcher.getByText('RU', { exact: true }).click();
+    await panel.getByText('Торговая панель', { exact: true }).waitFor();
+    expect(await switcher.locator('input[value="ru"]').isChecked()).toBe(true);
     await context.close();
   });
 
@@ -358,6 +476,12 @@ describe.runIf(browserAvailable())('client trading screen', () => {
       });
       const demo = await context.newPage();
       const demoProblems = watchConsole(demo);
+      // D16, nothing saved: no call that writes reaches the server while demo trades are placed and settled.
+      const writes: string[] = [];
+      demo.on('request', (req: Request) => {
+        const { pathname } = new URL(req.url());
+        if (pathname.startsWith('/api') && req.method() !== 'GET') writes.push(`${req.method()} ${pathname}`);
+      });
       await demo.goto(`${server.url}/demo`);
       await demo.getByTestId('demo-badge').waitFor();
       await demo.getByText('Демо Пользователь').first().waitFor();
@@ -375,6 +499,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
       expect(await balanceText(demo)).toBe('$975.00');
       await toast(demo, 'Сделка EURUSD: Прибыль +$21.25');
       expect(await balanceText(demo)).toBe('$1,021.25');
+      expect(writes).toEqual([]);
       // Nothing of the demo reaches the server: no session, and messages and logout are not offered.
       await demo.getByTestId('account-button').click();
       expect(await demo.getByTestId('menu-messages').count()).toBe(0);

@@ -64,6 +64,19 @@ describe.runIf(browserAvailable())('public site', () => {
 
   const heroTitle = (page: Page) => page.locator('#home h1').textContent();
 
+  /** The screen as it stands in desktop size (site-desktop-<name>), then at phone size (site-phone-<name>). */
+  async function shotBoth(page: Page, name: string): Promise<void> {
+    const size = page.viewportSize() ?? DESKTOP;
+    await shot(page, `site-desktop-${name}`);
+    await page.setViewportSize(PHONE);
+    await nextFrames(page);
+    await shot(page, `site-phone-${name}`);
+    await page.setViewportSize(size);
+    await nextFrames(page);
+  }
+  const nextFrames = (page: Page) =>
+    page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
   it('loads in Russian, switches to en and kk and back, with the system figures in the hero', async () => {
     const page = await newPage();
     const problems = watchConsole(page);
@@ -85,14 +98,14 @@ describe.runIf(browserAvailable())('public site', () => {
     expect(await page.getByTestId('claim-profit').locator('strong').textContent()).toBe(
       `up to ${facts.max_payout_percentage}% profit`,
     );
-    await shot(page, 'site-desktop-en');
+    await shotBoth(page, 'en');
 
     await page.getByTestId('site-language').selectOption('kk');
     await expect
       .poll(() => heroTitle(page))
       .toBe('Валюталармен, криптовалютамен, акциялармен және шикізатпен сауда жасаңыз');
     expect(await page.locator('#assets h2').textContent()).toBe('Сауда активтері');
-    await shot(page, 'site-desktop-kk');
+    await shotBoth(page, 'kk');
 
     // The choice is remembered, and Russian comes back.
     await page.reload();
@@ -137,6 +150,22 @@ describe.runIf(browserAvailable())('public site', () => {
     await page.getByRole('tab', { name: 'Криптовалюты' }).click();
     await page.getByTestId('price-BTCUSD').waitFor();
     expect(await page.locator('[data-testid="assets-table"] tbody tr').count()).toBe(7);
+
+    // Commodities are named in the page's language, not in the catalogue's English.
+    const name = (symbol: string) =>
+      page.locator(`[data-testid="assets-table"] tr[data-symbol="${symbol}"] td`).first().textContent();
+    await page.getByRole('tab', { name: 'Сырье' }).click();
+    await page.getByTestId('price-XAUUSD').waitFor();
+    expect([await name('XAUUSD'), await name('XAGUSD'), await name('WTIUSD')]).toEqual([
+      'Золото',
+      'Серебро',
+      'Нефть WTI',
+    ]);
+    await page.getByTestId('site-language').selectOption('kk');
+    await expect.poll(() => name('XAUUSD')).toBe('Алтын');
+    await page.getByTestId('site-language').selectOption('en');
+    await expect.poll(() => name('XAUUSD')).toBe('Gold');
+    await page.getByTestId('site-language').selectOption('ru');
     await page.context().close();
   });
 
@@ -207,7 +236,7 @@ describe.runIf(browserAvailable())('public site', () => {
     await page.getByTestId('site-language').selectOption('en');
     await expect.poll(() => page.getByTestId('about-stories').textContent()).toContain('I see every closing price');
     expect(await page.getByTestId('footer-registration').textContent()).toBe('Steppe Markets LLP');
-    await shot(page, 'site-desktop-operator-content');
+    await shotBoth(page, 'operator-content');
     await page.context().close();
   });
 
@@ -276,7 +305,7 @@ describe.runIf(browserAvailable())('public site', () => {
     expect(
       await page.locator('.site-header').getByRole('link', { name: 'Trading Platform' }).getAttribute('href'),
     ).toBe('/trading');
-    await shot(page, 'site-desktop-signed-in');
+    await shotBoth(page, 'signed-in');
 
     // The same e-mail again is refused with the spec's text.
     await page.locator('.site-header').getByRole('button', { name: 'Logout' }).click();
@@ -304,6 +333,7 @@ describe.runIf(browserAvailable())('public site', () => {
     const form = page.getByTestId('login-form');
     await form.waitFor();
     expect(await page.getByTestId('auth-modal').locator('h2').textContent()).toBe('С возвращением!');
+    await shotBoth(page, 'login-modal');
     await form.locator('#auth-email').fill(email);
     await form.locator('#auth-password').fill('wrong-password');
     await form.locator('button[type="submit"]').click();
@@ -343,7 +373,7 @@ describe.runIf(browserAvailable())('public site', () => {
     await notFound.waitFor();
     expect(await notFound.locator('h1').textContent()).toBe('Страница не найдена');
     expect(await notFound.getByRole('link').getAttribute('href')).toBe('/');
-    await shot(page, 'site-not-found');
+    await shotBoth(page, 'not-found');
     await page.context().close();
   });
 

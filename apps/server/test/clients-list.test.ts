@@ -14,6 +14,9 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
     admin = (await t.userWithToken('admin')).token;
     managerA = await t.userWithToken('sales_manager');
     managerB = await t.userWithToken('sales_manager');
+    // Names that sort A before B (the Manager column sorts by name).
+    await t.db.updateTable('users').set({ name: 'Anna Manager' }).where('id', '=', managerA.id).execute();
+    await t.db.updateTable('users').set({ name: 'Boris Manager' }).where('id', '=', managerB.id).execute();
     const leads = [
       {
         name: 'Alice Brown',
@@ -23,6 +26,7 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
         status: 'new',
         manager: managerA.id,
         created: '2026-11-01T10:00:00Z',
+        extra: { ftd: false, affiliate_id: 7, source: 'import', campaign: 'Autumn - PartnerX' },
       },
       {
         name: 'Bob Stone',
@@ -32,6 +36,7 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
         status: 'ftd',
         manager: managerA.id,
         created: '2026-11-05T21:30:00Z',
+        extra: { ftd: true, affiliate_id: 3, source: 'api', campaign: 'Spring - PartnerY' },
       },
       {
         name: 'Carol Alison',
@@ -41,6 +46,7 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
         status: 'new',
         manager: managerB.id,
         created: '2026-11-06T10:00:00Z',
+        extra: { ftd: false, affiliate_id: null, source: 'Manual', campaign: ' autumn - partnerx' },
       },
       {
         name: '=1+1',
@@ -50,6 +56,7 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
         status: 'fake',
         manager: null,
         created: '2026-11-10T10:00:00Z',
+        extra: { ftd: true, affiliate_id: null, source: 'import', campaign: '' },
       },
     ];
     for (const l of leads) {
@@ -60,12 +67,13 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
           email: l.email,
           phone: l.phone,
           country: l.country,
-          campaign: 'Autumn - PartnerX',
-          source: 'import',
+          campaign: l.extra.campaign,
+          source: l.extra.source,
           notes: '',
           status: l.status,
           assigned_manager: l.manager,
-          affiliate_id: null,
+          affiliate_id: l.extra.affiliate_id,
+          ftd: l.extra.ftd,
           user_id: null,
           created_at: l.created,
           registration_date: null,
@@ -89,7 +97,7 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
     const r = await list('');
     expect(r.total).toBe(4);
     expect(emails(r)).toEqual(['formula@y.test', 'carol@y.test', 'bob@x.test', 'alice@x.test']);
-    expect(r.items[3]!.assigned_manager_name).toMatch(/^Test sales_manager/);
+    expect(r.items[3]!.assigned_manager_name).toBe('Anna Manager');
   });
 
   it('filters by status, manager (including unassigned), country, date range and search; combines them', async () => {
@@ -104,13 +112,66 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
       'formula@y.test',
       'carol@y.test',
     ]);
-    expect(emails(await list('?country=germ'))).toEqual(['formula@y.test', 'bob@x.test']);
+    // Country values are whole (the multi-select's options), matched case-insensitively; a part matches nothing.
+    expect(emails(await list('?country=gerMANY'))).toEqual(['formula@y.test', 'bob@x.test']);
+    expect(emails(await list('?country=germ'))).toEqual([]);
+    expect(emails(await list('?country=Germany&country=Казахстан&sort=id&order=asc'))).toHaveLength(3);
     // 21:30 UTC on the 5th is already the 5th at 23:30 in Kyiv: inside a range that ends on the 5th.
     expect(emails(await list('?created_date_from=2026-11-05&created_date_to=2026-11-05'))).toEqual(['bob@x.test']);
     expect(emails(await list('?search=alis'))).toEqual(['carol@y.test']);
     expect(emails(await list('?search=1112233'))).toEqual(['alice@x.test']);
     expect(emails(await list('?search=Y.TEST&status=new'))).toEqual(['carol@y.test']);
     expect(emails(await list('?search=%25'))).toEqual([]);
+  });
+
+  it('filters by source (part of it, any case) and campaign (whole values, any case, trimmed); combines them', async () => {
+    expect(emails(await list('?source=man'))).toEqual(['carol@y.test']);
+    expect(emails(await list('?source=IMPORT&sort=id&order=asc'))).toEqual(['alice@x.test', 'formula@y.test']);
+    expect(emails(await list(`?campaign=${encodeURIComponent('AUTUMN - PartnerX')}&sort=id&order=asc`))).toEqual([
+      'alice@x.test',
+      'carol@y.test',
+    ]);
+    expect(emails(await list('?campaign=autumn'))).toEqual([]);
+    const two = `?campaign=${encodeURIComponent('Autumn - PartnerX')}&campaign=${encodeURIComponent('Spring - PartnerY')}`;
+    expect(emails(await list(`${two}&sort=id&order=asc`))).toEqual(['alice@x.test', 'bob@x.test', 'carol@y.test']);
+    expect(emails(await list(`${two}&source=import`))).toEqual(['alice@x.test']);
+    // A manager's campaign filter stays inside their scope.
+    expect(emails(await list(two, managerB.token))).toEqual(['carol@y.test']);
+  });
+
+  it('sorts by phone, FTD, affiliate and manager in both directions (id breaks ties; no affiliate / no manager last)', async () => {
+    const order = async (sort: string, dir: 'asc' | 'desc') => emails(await list(`?sort=${sort}&order=${dir}`));
+    expect(await order('phone', 'asc')).toEqual(['formula@y.test', 'alice@x.test', 'bob@x.test', 'carol@y.test']);
+    expect(await order('phone', 'desc')).toEqual(['carol@y.test', 'bob@x.test', 'alice@x.test', 'formula@y.test']);
+    expect(await order('ftd', 'asc')).toEqual(['alice@x.test', 'carol@y.test', 'bob@x.test', 'formula@y.test']);
+    expect(await order('ftd', 'desc')).toEqual(['formula@y.test', 'bob@x.test', 'carol@y.test', 'alice@x.test']);
+    expect(await order('affiliate_id', 'asc')).toEqual([
+      'bob@x.test',
+      'alice@x.test',
+      'carol@y.test',
+      'formula@y.test',
+    ]);
+    expect(await order('affiliate_id', 'desc')).toEqual([
+      'alice@x.test',
+      'bob@x.test',
+      'formula@y.test',
+      'carol@y.test',
+    ]);
+    expect(await order('assigned_manager', 'asc')).toEqual([
+      'alice@x.test',
+      'bob@x.test',
+      'carol@y.test',
+      'formula@y.test',
+    ]);
+    // Descending by name, the unassigned client still comes last.
+    expect(await order('assigned_manager', 'desc')).toEqual([
+      'carol@y.test',
+      'bob@x.test',
+      'alice@x.test',
+      'formula@y.test',
+    ]);
+    // Paging keeps the order: page 2 of 3 per page by manager descending is the unassigned client.
+    expect(emails(await list('?sort=assigned_manager&order=desc&per_page=3&page=2'))).toEqual(['formula@y.test']);
   });
 
   it('sorts and pages', async () => {

@@ -186,6 +186,73 @@ describe.each(dbKinds())('comments and reminders on %s', (kind) => {
     expect(titles(await get('', managerA.token))).toEqual(['in 3 days', 'in 1 day']);
   });
 
+  it('an exact window (due_from..due_to): the reminders due around now, however many came due earlier', async () => {
+    // §2.8 alerts: 120 pending reminders already due (earlier today or before) must not push the ones due in the next
+    // minutes off the answer's page.
+    const now = Date.now();
+    await t.db
+      .insertInto('reminders')
+      .values(
+        Array.from({ length: 120 }, (_, i) => ({
+          client_id: clientA,
+          title: `past ${i}`,
+          description: '',
+          scheduled_time: new Date(now - (10 + i) * 60_000),
+          status: 'pending' as const,
+          created_by: managerA.id,
+        })),
+      )
+      .execute();
+    const make = async (client: number, token: string, title: string, inMs: number) =>
+      (
+        await t.inject({
+          method: 'POST',
+          url: `/api/clients/${client}/reminders`,
+          token,
+          payload: { title, scheduled_time: new Date(now + inMs).toISOString() },
+        })
+      ).json() as { id: number };
+    await make(clientA, managerA.token, 'just due', -30_000);
+    await make(clientA, managerA.token, 'in 3 min', 3 * 60_000);
+    const done = await make(clientA, managerA.token, 'done in 2 min', 2 * 60_000);
+    await t.inject({
+      method: 'PUT',
+      url: `/api/reminders/${done.id}`,
+      token: managerA.token,
+      payload: { status: 'completed' },
+    });
+    await make(clientA, managerA.token, 'in 6 min', 6 * 60_000);
+    await make(clientB, managerB.token, 'B in 1 min', 60_000);
+
+    const window = async (from: number, to: number, token = managerA.token) => {
+      const q = new URLSearchParams({
+        due_from: new Date(from).toISOString(),
+        due_to: new Date(to).toISOString(),
+        status: 'pending',
+        order: 'asc',
+        per_page: '100',
+      });
+      const res = await t.inject({ method: 'GET', url: `/api/reminders?${q}`, token });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { items: { title: string }[] }).items.map((r) => r.title);
+    };
+    expect(await window(now - 2 * 60_000, now + 5 * 60_000)).toEqual(['just due', 'in 3 min']);
+    // Both ends included; another manager's reminder stays out of scope, and is there for its own manager.
+    expect(await window(now + 3 * 60_000, now + 6 * 60_000)).toEqual(['in 3 min', 'in 6 min']);
+    expect(await window(now, now + 5 * 60_000, managerB.token)).toEqual(['B in 1 min']);
+
+    const bad = await t.inject({
+      method: 'GET',
+      url: `/api/reminders?due_from=${encodeURIComponent(new Date(now).toISOString())}&due_to=${encodeURIComponent(new Date(now - 1).toISOString())}`,
+      token: managerA.token,
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().detail).toContain('due_to');
+    const notInstant = await t.inject({ method: 'GET', url: '/api/reminders?due_from=tomorrow', token: admin.token });
+    expect(notInstant.statusCode).toBe(400);
+    expect(notInstant.json().detail).toContain('due_from');
+  });
+
   it('scope: another manager’s client, its comments and reminders answer 404', async () => {
     const comment = (
       await t.inject({

@@ -79,6 +79,8 @@ export const API_ROUTES = {
   'POST /api/clients': 'clients.view',
   'PUT /api/clients/:id': 'clients.view',
   'POST /api/clients/bulk-assign-manager': 'clients.bulk_assign',
+  /** §2.5 filter and add-client lists: distinct countries, campaigns (and affiliates) of the clients in scope (D5). */
+  'GET /api/clients/filter-options': 'clients.view',
   /** D5, D9: streamed XLSX of the list's filters, superadmin and admin only; logged. */
   'GET /api/clients/export/excel': 'clients.export',
   /**

@@ -183,23 +183,35 @@ export const clientRemindersQuerySchema = z.strictObject({
   status: z.enum(REMINDER_STATUSES, { error: 'invalid_value' }).optional(),
 });
 
+const instant = z.iso.datetime({ offset: true, error: 'invalid_value' });
+
 /**
  * GET /api/reminders, the calendar (§2.7, §9): days in the business time zone, default today to today + 7 inclusive;
- * all=true drops the period. Newest first by default.
+ * all=true drops the period. Newest first by default. due_from / due_to (instants, both ends included) ask for an
+ * exact window instead of days: the browser's reminder alerts (§2.8) ask for the reminders falling due around now.
  */
-export const remindersQuerySchema = z.strictObject({
-  ...pageQuery,
-  per_page: z.coerce.number().int().min(1).max(100).default(25),
-  all: z.enum(['true', 'false'], { error: 'invalid_value' }).optional(),
-  date_from: day.optional(),
-  date_to: day.optional(),
-  status: z.enum(REMINDER_STATUSES, { error: 'invalid_value' }).optional(),
-  created_by: z.uuid({ error: 'invalid_value' }).optional(),
-  client_id: positiveId.optional(),
-  /** Client name, case-insensitive. */
-  search: z.string().trim().max(120, { error: 'max_length:120' }).optional(),
-  order: z.enum(['asc', 'desc'], { error: 'invalid_value' }).default('desc'),
-});
+export const remindersQuerySchema = z
+  .strictObject({
+    ...pageQuery,
+    per_page: z.coerce.number().int().min(1).max(100).default(25),
+    all: z.enum(['true', 'false'], { error: 'invalid_value' }).optional(),
+    date_from: day.optional(),
+    date_to: day.optional(),
+    /** Due at or after this instant; with it (or due_to) the day period above is not applied. */
+    due_from: instant.optional(),
+    /** Due at or before this instant. */
+    due_to: instant.optional(),
+    status: z.enum(REMINDER_STATUSES, { error: 'invalid_value' }).optional(),
+    created_by: z.uuid({ error: 'invalid_value' }).optional(),
+    client_id: positiveId.optional(),
+    /** Client name, case-insensitive. */
+    search: z.string().trim().max(120, { error: 'max_length:120' }).optional(),
+    order: z.enum(['asc', 'desc'], { error: 'invalid_value' }).default('desc'),
+  })
+  .refine((q) => !q.due_from || !q.due_to || Date.parse(q.due_from) <= Date.parse(q.due_to), {
+    error: 'invalid_value',
+    path: ['due_to'],
+  });
 export type RemindersQuery = z.infer<typeof remindersQuerySchema>;
 
 export const remindersResponseSchema = z.object({ items: z.array(reminderSchema), total: z.number().int() });

@@ -85,6 +85,7 @@ export const clientsQuerySchema = z.strictObject({
   status: repeated(z.enum(CLIENT_STATUSES, { error: 'invalid_value' })),
   /** Staff ids, or 'null' for unassigned clients. */
   assigned_manager: repeated(z.union([z.literal('null'), z.uuid({ error: 'invalid_value' })])),
+  /** Countries, each matched exactly (trimmed, case-insensitive), like the campaigns. */
   country: repeated(z.string().trim().max(80)),
   campaign: repeated(z.string().trim().max(200)),
   source: z.string().trim().max(120).optional(),
@@ -106,6 +107,22 @@ export type ClientFilters = Omit<ClientsQuery, 'page' | 'per_page' | 'sort' | 'o
 
 export const clientsResponseSchema = z.object({ items: z.array(clientSchema), total: z.number().int() });
 export type ClientsResponse = z.infer<typeof clientsResponseSchema>;
+
+/** How many values of each kind GET /api/clients/filter-options answers at most (the most frequent ones). */
+export const CLIENT_FILTER_OPTIONS_LIMIT = 300;
+
+/**
+ * GET /api/clients/filter-options (§2.5 Country, Campaigns and Affiliates multi-selects, and the add-client modal's
+ * country and campaign lists): the distinct values among the clients in the caller's scope (D5), the most frequent
+ * CLIENT_FILTER_OPTIONS_LIMIT of each kind, sorted by name. Affiliates (the last ' - ' segment of a campaign, §3) are
+ * empty for roles without the affiliates filter (§6).
+ */
+export const clientFilterOptionsSchema = z.object({
+  countries: z.array(z.string()),
+  campaigns: z.array(z.string()),
+  affiliates: z.array(z.string()),
+});
+export type ClientFilterOptions = z.infer<typeof clientFilterOptionsSchema>;
 
 // ---------------------------------------------------------------- writing clients (back-office.md §2.5, §2.6, §4, §5)
 

@@ -1,7 +1,9 @@
 import {
   bulkAssignResponseSchema,
   bulkAssignSchema,
+  CLIENT_FILTER_OPTIONS_LIMIT,
   clientCreateSchema,
+  clientFilterOptionsSchema,
   clientSchema,
   clientUpdateSchema,
   clientsQuerySchema,
@@ -9,14 +11,59 @@ import {
   errorSchema,
   intIdParam,
   recordIdParam,
+  type ClientFilterOptions,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { bulkAssignManager, createClient, getClient, listClients, updateClient } from './service.js';
+import {
+  bulkAssignManager,
+  clientFilterOptions,
+  createClient,
+  getClient,
+  listClients,
+  scopeKey,
+  updateClient,
+} from './service.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema };
 
+/**
+ * How long this process reuses a scope's filter options: the superadmin's answer is one scan of every client, so a
+ * burst of list visits costs one scan. A write through this process (add, edit, bulk assign) clears the cache.
+ */
+const FILTER_OPTIONS_TTL_MS = 30_000;
+
 export const clientsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  const optionsCache = new Map<string, { at: number; value: Promise<ClientFilterOptions> }>();
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && reply.statusCode < 300 && request.url.startsWith('/api/clients'))
+      optionsCache.clear();
+  });
+
+  app.get(
+    '/api/clients/filter-options',
+    {
+      schema: {
+        tags: ['clients'],
+        summary:
+          'Distinct countries, campaigns and (for the affiliates filter’s roles) affiliates of the clients in scope, most frequent first, sorted by name',
+        response: { 200: clientFilterOptionsSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const actor = request.auth!.actor;
+      const key = scopeKey(actor);
+      const now = Date.now();
+      const hit = optionsCache.get(key);
+      if (hit && now - hit.at < FILTER_OPTIONS_TTL_MS) return hit.value;
+      const value = clientFilterOptions(deps, actor, CLIENT_FILTER_OPTIONS_LIMIT);
+      optionsCache.set(key, { at: now, value });
+      // A failed query is not kept.
+      value.catch(() => optionsCache.delete(key));
+      return value;
+    },
+  );
+
   app.get(
     '/api/clients',
     {

@@ -3,6 +3,7 @@ import {
   type BulkAssign,
   type Client,
   type ClientCreate,
+  type ClientFilterOptions,
   type ClientUpdate,
   type ClientsQuery,
   type ClientFilters,
@@ -112,10 +113,18 @@ const SORT_COLUMNS = {
   phone: 'clients.phone',
   campaign: 'clients.campaign',
   ftd: 'clients.ftd',
+  /** Clients without an affiliate last, both ways. */
   affiliate_id: 'clients.affiliate_id',
-  /** By the manager's name (§2.5 Manager column); unassigned last. */
+  /** By the manager's name (§2.5 Manager column); unassigned clients last, both ways. */
   assigned_manager: 'm.name',
 } as const;
+
+/** The sort columns that can be null: sorted NULLS LAST in both directions (PostgreSQL puts nulls first in DESC). */
+const NULLS_LAST: ReadonlySet<keyof typeof SORT_COLUMNS> = new Set([
+  'last_comment_date',
+  'affiliate_id',
+  'assigned_manager',
+] as const);
 
 /**
  * The clients in the caller's scope (D5) that match the list's filters (§2.5, §3): the one definition shared by the
@@ -148,7 +157,11 @@ export function filteredClients(deps: AppDeps, query: ClientFilters, actor: Acto
     );
   }
   if (query.country?.length) {
-    q = q.where((eb) => eb.or(query.country!.map((c) => eb('clients.country', 'ilike', `%${escapeLike(c)}%`))));
+    q = q.where(
+      sql`lower(trim(clients.country))`,
+      'in',
+      query.country.map((c) => c.trim().toLowerCase()),
+    );
   }
   if (query.campaign?.length) {
     q = q.where(
@@ -211,9 +224,10 @@ export async function listClients(deps: AppDeps, query: ClientsQuery, actor: Act
   const q = filteredClients(deps, query, actor);
 
   const sortColumn = SORT_COLUMNS[query.sort];
-  // Only last_comment_date can be null; NULLS LAST on a NOT NULL column changes no order but keeps PostgreSQL from
-  // walking the column's index (migration 0005), turning page 1 of a million rows into a full sort.
-  const nullable = query.sort === 'last_comment_date';
+  // Only these columns can be null; NULLS LAST on a NOT NULL column changes no order but keeps PostgreSQL from
+  // walking the column's index (migration 0005), turning page 1 of a million rows into a full sort. last_comment_date
+  // has an index per direction with NULLS LAST; affiliate_id and the manager's name have no index to lose.
+  const nullable = NULLS_LAST.has(query.sort);
   // The exact total (the API answers {items, total}) and the page are independent: on PostgreSQL they run on two
   // pool connections at once, so the answer takes the longer of the two, not their sum (docs/operations.md).
   const direction = (ob: OrderByItemBuilder) => {
@@ -405,4 +419,80 @@ export async function bulkAssignManager(deps: AppDeps, input: BulkAssign, actor:
     await notifyClientsAssigned(trx, { clientIds: reassigned, managerId: input.assigned_manager, actorId: actor.id });
     return { updated: rows.length };
   });
+}
+
+// ---------------------------------------------------------------- filter options (back-office.md §2.5, §3; D5)
+
+type OptionRow = {
+  no_country: number | string;
+  no_campaign: number | string;
+  country: string | null;
+  campaign: string | null;
+  affiliate: string | null;
+};
+
+const byName = (a: string, b: string) => a.localeCompare(b, 'ru', { sensitivity: 'base' });
+
+/**
+ * GET /api/clients/filter-options: the distinct countries, campaigns and affiliates (the last ' - ' segment of a
+ * campaign, §3) of the clients in the caller's scope (D5), each kind the `limit` most frequent values (case-insensitive,
+ * trimmed; one spelling shown), sorted by name. One scan of the scoped clients (GROUPING SETS) with a per-kind
+ * row_number keeps the answer bounded however many distinct values there are; the route caches it briefly.
+ * Affiliates only for roles with the affiliates filter (§6).
+ */
+export async function clientFilterOptions(deps: AppDeps, actor: Actor, limit: number): Promise<ClientFilterOptions> {
+  const scoped = scopeClients(deps.db.selectFrom('clients'), actor).select([
+    sql<string>`trim(clients.country)`.as('country'),
+    sql<string>`trim(clients.campaign)`.as('campaign'),
+    sql<string>`case when strpos(clients.campaign, ' - ') > 0 then trim(regexp_replace(clients.campaign, '^.* - ', '')) end`.as(
+      'affiliate',
+    ),
+  ]);
+  const { rows } = await sql<OptionRow>`
+    select no_country, no_campaign, country, campaign, affiliate from (
+      select
+        grouping(lower(s.country)) as no_country,
+        grouping(lower(s.campaign)) as no_campaign,
+        min(s.country) as country,
+        min(s.campaign) as campaign,
+        min(s.affiliate) as affiliate,
+        row_number() over (
+          partition by grouping(lower(s.country)), grouping(lower(s.campaign))
+          order by count(*) desc, min(s.country), min(s.campaign), min(s.affiliate)
+        ) as rn
+      from (${scoped}) as s
+      group by grouping sets ((lower(s.country)), (lower(s.campaign)), (lower(s.affiliate)))
+    ) g
+    where rn <= ${limit + 1}`.execute(deps.db);
+  const countries: string[] = [];
+  const campaigns: string[] = [];
+  const affiliates: string[] = [];
+  for (const r of rows) {
+    // The grouping set a row belongs to: 0 marks the key grouped on. The blank value of each kind is dropped.
+    if (Number(r.no_country) === 0) {
+      if (r.country) countries.push(r.country);
+    } else if (Number(r.no_campaign) === 0) {
+      if (r.campaign) campaigns.push(r.campaign);
+    } else if (r.affiliate) affiliates.push(r.affiliate);
+  }
+  const mayFilterAffiliates = can(actor.role === 'system' ? null : actor.role, 'clients.affiliate_filter');
+  return {
+    countries: countries.slice(0, limit).sort(byName),
+    campaigns: campaigns.slice(0, limit).sort(byName),
+    affiliates: mayFilterAffiliates ? affiliates.slice(0, limit).sort(byName) : [],
+  };
+}
+
+/** The cache key of a caller's D5 scope: callers with the same scope (and the same affiliates rule) share options. */
+export function scopeKey(actor: Actor): string {
+  switch (actor.role) {
+    case 'superadmin':
+    case 'admin':
+      return 'all';
+    case 'team_lead_sales':
+    case 'team_lead_retention':
+      return `lead:${actor.department ?? (actor.role === 'team_lead_sales' ? 'sales' : 'retention')}`;
+    default:
+      return `user:${actor.id}`;
+  }
 }

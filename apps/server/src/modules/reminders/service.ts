@@ -205,7 +205,8 @@ function dayIn(timeZone: string, at: Date): string {
 
 /**
  * GET /api/reminders, the calendar (§2.7): the reminders of the clients in scope, in the period (default today to
- * today + 7 days, both whole days in the business time zone; all=true for every date), filtered and paged.
+ * today + 7 days, both whole days in the business time zone; all=true for every date; due_from / due_to for an exact
+ * window of instants, both ends included), filtered and paged.
  */
 export async function listReminders(
   deps: ReminderDeps,
@@ -214,7 +215,11 @@ export async function listReminders(
 ): Promise<RemindersResponse> {
   const tz = deps.timeZone;
   let q = scoped(deps.db, actor);
-  if (query.all !== 'true') {
+  if (query.due_from || query.due_to) {
+    // An exact window of instants (§2.8 browser alerts), instead of the calendar's days.
+    if (query.due_from) q = q.where('r.scheduled_time', '>=', new Date(query.due_from));
+    if (query.due_to) q = q.where('r.scheduled_time', '<=', new Date(query.due_to));
+  } else if (query.all !== 'true') {
     const today = dayIn(tz, deps.now());
     const from = query.date_from ?? today;
     const to = query.date_to ?? (query.date_from ? null : today);

@@ -1,4 +1,4 @@
-import type { AccountsResponse, Role } from '@brokerage/shared';
+import { priceDecimals, type AccountDetailResponse, type AccountsResponse, type Role } from '@brokerage/shared';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAvailable, DESKTOP, launchBrowser, PHONE, shot } from '../support/browser.js';
@@ -6,11 +6,13 @@ import { accountFor, apiLogin, demoAccounts, signedInPage, type DemoAccount } fr
 import { startServer, type RunningServer } from '../support/server.js';
 
 const CLIENT_EMAIL = 'client@demo.local';
+/** A demo trader whose account the demo data gives settled trades. */
+const TRADER_EMAIL = 'client2@demo.local';
 
 /**
  * Trading administration (back-office.md §2.15–§2.17 with decisions.md D1) in Chromium against the real server with
- * its demo data: the accounts list, a balance change through the ledger, settings, block and activate, and voiding a
- * trade the demo client opened through the API.
+ * its demo data: the accounts list, a balance change through the ledger, settings, block and activate, voiding a
+ * trade the demo client opened through the API, and the opening and closing prices of a demo trader's settled trades.
  */
 describe.runIf(browserAvailable())('trading administration', () => {
   let server: RunningServer;
@@ -147,6 +149,13 @@ describe.runIf(browserAvailable())('trading administration', () => {
   it('changes the balance with a reason (a ledger row), and keeps changed settings over a reload', async () => {
     const before = await demoAccount();
     const { page, problems } = await signIn('superadmin');
+    // The balance calls the page sends, with their Idempotency-Key (D3).
+    const balanceCalls: { key: string | undefined; body: string | null }[] = [];
+    page.on('request', (req) => {
+      if (req.method() === 'POST' && new URL(req.url()).pathname.endsWith('/balance')) {
+        balanceCalls.push({ key: req.headers()['idempotency-key'], body: req.postData() });
+      }
+    });
     await page.goto(`${server.url}/crm/trading-accounts`);
     await demoRow(page).getByTestId('account-details').click();
     await page.waitForURL((url) => url.pathname === `/crm/trading-accounts/${before.id}`);
@@ -180,6 +189,23 @@ describe.runIf(browserAvailable())('trading administration', () => {
     await form.getByTestId('balance-submit').click();
     await expectToast(page, 'Баланс обновлен успешно!');
     await expect.poll(() => text(page, 'account-balance-card-value')).toBe(money(after));
+    // The change went with an Idempotency-Key: sent again with it (a retry of the same submit), it is answered with
+    // the first answer and applied no second time.
+    expect(balanceCalls).toHaveLength(1);
+    expect(balanceCalls[0]!.key).toMatch(/^[0-9a-f-]{32,36}$/);
+    const { email: staffEmail, password: staffPassword } = account('superadmin');
+    const retry = await fetch(`${server.url}/api/trading/admin/accounts/${before.id}/balance`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await tokenOf(staffEmail, staffPassword)}`,
+        'content-type': 'application/json',
+        'idempotency-key': balanceCalls[0]!.key!,
+      },
+      body: balanceCalls[0]!.body,
+    });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect((await demoAccount()).balance).toBe(after);
 
     await page.getByTestId('tab-ledger').click();
     const firstEntry = page.locator('[data-testid="ledger-row"]').first();
@@ -275,6 +301,62 @@ describe.runIf(browserAvailable())('trading administration', () => {
     await shot(page, 'trading-account-after-void');
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
     await page.context().close();
+  });
+
+  it("shows each settled trade's opening and closing price in the history as the API returns them", async () => {
+    const { email, password } = account('superadmin');
+    const token = await tokenOf(email, password);
+    const { body: listed } = await api<AccountsResponse>(
+      token,
+      `/api/trading/admin/accounts?search=${encodeURIComponent(TRADER_EMAIL)}`,
+    );
+    const trader = listed.accounts.find((a) => a.client_email === TRADER_EMAIL);
+    expect(trader).toBeTruthy();
+    const { status, body: detail } = await api<AccountDetailResponse>(
+      token,
+      `/api/trading/admin/accounts/${trader!.id}`,
+    );
+    expect(status).toBe(200);
+    const settled = detail.tradeHistory.filter((t) => t.status === 'won' || t.status === 'lost' || t.status === 'tie');
+    expect(settled.length).toBeGreaterThan(0);
+    const shown = (price: number, asset: string) => price.toFixed(priceDecimals(asset));
+
+    const { page, problems } = await signIn('superadmin');
+    await page.goto(`${server.url}/crm/trading-accounts/${trader!.id}`);
+    await page.getByTestId('trade-history').waitFor();
+    expect(await page.locator('[data-testid="history-row"]').count()).toBe(detail.tradeHistory.length);
+    for (const trade of settled) {
+      const row = page.locator(`[data-testid="history-row"][data-trade-id="${trade.id}"]`);
+      expect(await row.getByTestId('trade-strike').textContent(), `trade ${trade.id}`).toBe(
+        shown(trade.strike_price, trade.asset),
+      );
+      expect(await row.getByTestId('trade-close').textContent(), `trade ${trade.id}`).toBe(
+        shown(trade.close_price!, trade.asset),
+      );
+      expect(await row.getByTestId('trade-result').getAttribute('data-status')).toBe(trade.status);
+      // The prices decide the result shown (D1): a call wins above its strike, a put below, equal is a tie.
+      const moved = Math.sign(trade.close_price! - trade.strike_price) * (trade.direction === 'call' ? 1 : -1);
+      expect(trade.status, `trade ${trade.id}`).toBe(moved > 0 ? 'won' : moved < 0 ? 'lost' : 'tie');
+    }
+    await page.getByTestId('trade-history').scrollIntoViewIfNeeded();
+    await shot(page, 'trading-account-settled-history');
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await page.context().close();
+
+    // On a phone the history scrolls sideways inside its own box; the prices are there too.
+    const phone = await signIn('superadmin', PHONE);
+    await phone.page.goto(`${server.url}/crm/trading-accounts/${trader!.id}`);
+    const first = settled[0]!;
+    const row = phone.page.locator(`[data-testid="history-row"][data-trade-id="${first.id}"]`);
+    await row.getByTestId('trade-close').scrollIntoViewIfNeeded();
+    expect(await row.getByTestId('trade-strike').textContent()).toBe(shown(first.strike_price, first.asset));
+    expect(await row.getByTestId('trade-close').textContent()).toBe(shown(first.close_price!, first.asset));
+    expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    // Back to the top for the full-page picture (the table keeps its sideways scroll to the prices).
+    await phone.page.evaluate(() => window.scrollTo(0, 0));
+    await shot(phone.page, 'trading-account-settled-history-phone');
+    expect(phone.problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await phone.page.context().close();
   });
 
   it('an unknown account returns to the list; a malformed one shows the not-found text', async () => {

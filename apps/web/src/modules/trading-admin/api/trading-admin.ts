@@ -167,12 +167,30 @@ export function useUpdateSettings(accountId: number) {
   });
 }
 
-/** POST …/:accountId/balance {action, amount, reason}: one ledger entry with that reason (D3). */
+/**
+ * A fresh Idempotency-Key (D3) for one change the staff member submits. crypto.randomUUID needs a secure context; on
+ * plain http the key is built from crypto.getRandomValues.
+ */
+export function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * POST …/:accountId/balance {action, amount, reason}: one ledger entry with that reason (D3). The Idempotency-Key
+ * makes a repeated submit of the same change (a double click, a retry after a lost answer) apply it once: the server
+ * answers the repeat with the first answer.
+ */
 export function useChangeBalance(accountId: number) {
   const changed = useAccountChanged();
   return useMutation({
-    mutationFn: (body: BalanceChangeRequest) =>
-      apiCall(balanceChangeResponseSchema, `${accountPath(accountId)}/balance`, { method: 'POST', body }),
+    mutationFn: ({ body, idempotencyKey }: { body: BalanceChangeRequest; idempotencyKey: string }) =>
+      apiCall(balanceChangeResponseSchema, `${accountPath(accountId)}/balance`, {
+        method: 'POST',
+        body,
+        headers: { 'Idempotency-Key': idempotencyKey },
+      }),
     onSuccess: ({ account }) => changed(accountId, account),
   });
 }

@@ -2,10 +2,11 @@ import { centsToDollars, type TradingAccount } from '@brokerage/shared';
 import { Button, Group, Modal, Paper, SegmentedControl, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconArrowRight } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ApiError } from '../../../lib/api';
 import { formatMoney } from '../../../lib/format';
-import { useChangeBalance } from '../api/trading-admin';
+import { newIdempotencyKey, useChangeBalance } from '../api/trading-admin';
 import { failureReason } from '../failure-text';
 import {
   BALANCE_ACTIONS,
@@ -27,6 +28,13 @@ function BalanceForm({ account, onClose }: { account: TradingAccount; onClose: (
   const [reason, setReason] = useState('');
   const [amountError, setAmountError] = useState<string | null>(null);
   const [reasonError, setReasonError] = useState<string | null>(null);
+  /**
+   * The Idempotency-Key of the change on the form: made at its first submit and sent again by any repeat of it (a
+   * double click, a retry after a lost answer), so the server applies it once. Editing the form, or a refusal by the
+   * server, starts a new change with a new key.
+   */
+  const key = useRef<string | null>(null);
+  const edited = () => (key.current = null);
 
   const cents = balanceAmountCents(amount);
   const result =
@@ -44,18 +52,22 @@ function BalanceForm({ account, onClose }: { account: TradingAccount; onClose: (
       return;
     }
     if (negative) return;
+    key.current ??= newIdempotencyKey();
     change.mutate(
-      { action, amount: centsToDollars(cents), reason: reason.trim() },
+      { body: { action, amount: centsToDollars(cents), reason: reason.trim() }, idempotencyKey: key.current },
       {
         onSuccess: () => {
           notifications.show({ color: 'green', message: t('tradingAccounts.balanceModal.success') });
           onClose();
         },
-        onError: (error) =>
+        onError: (error) => {
+          // A refusal is the server's answer to this change; a lost answer keeps the key for the retry.
+          if (error instanceof ApiError && error.status > 0 && error.status < 500) edited();
           notifications.show({
             color: 'red',
             message: t('tradingAccounts.balanceModal.error', { reason: failureReason(error) }),
-          }),
+          });
+        },
       },
     );
   };
@@ -77,7 +89,11 @@ function BalanceForm({ account, onClose }: { account: TradingAccount; onClose: (
           <SegmentedControl
             fullWidth
             value={action}
-            onChange={(value) => isBalanceAction(value) && setAction(value)}
+            onChange={(value) => {
+              if (!isBalanceAction(value)) return;
+              setAction(value);
+              edited();
+            }}
             data={BALANCE_ACTIONS.map((value) => ({
               value,
               label: t(`tradingAccounts.balanceModal.actions.${value}`),
@@ -97,6 +113,7 @@ function BalanceForm({ account, onClose }: { account: TradingAccount; onClose: (
             if (!acceptsBalanceInput(value)) return;
             setAmount(value);
             setAmountError(null);
+            edited();
           }}
           error={amountError}
           data-testid="balance-amount"
@@ -112,6 +129,7 @@ function BalanceForm({ account, onClose }: { account: TradingAccount; onClose: (
           onChange={(event) => {
             setReason(event.currentTarget.value);
             setReasonError(null);
+            edited();
           }}
           error={reasonError}
           data-testid="balance-reason"

@@ -86,12 +86,12 @@ export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
                   <Text size="sm">{formatMoney(trade.amount)}</Text>
                 </Table.Td>
                 <Table.Td>
-                  <Text size="sm" ff="monospace">
+                  <Text size="sm" ff="monospace" data-testid="trade-strike">
                     {formatPrice(trade.strike_price, trade.asset) ?? dash}
                   </Text>
                 </Table.Td>
                 <Table.Td>
-                  <Text size="sm" ff="monospace">
+                  <Text size="sm" ff="monospace" data-testid="trade-close">
                     {formatPrice(trade.close_price, trade.asset) ?? dash}
                   </Text>
                 </Table.Td>

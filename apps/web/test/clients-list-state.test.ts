@@ -18,7 +18,7 @@ const MANAGER = '3f1c8a52-7d0e-4b7a-9c55-0a1b2c3d4e5f';
 const full: ClientsListState = {
   status: ['new', 'ftd'],
   managers: [MANAGER, 'null'],
-  country: 'Украина, Germany',
+  countries: ['Украина', 'Germany'],
   source: 'demo',
   campaigns: ['Autumn - PartnerX'],
   affiliates: ['PartnerX'],
@@ -154,6 +154,14 @@ describe('the GET /api/clients query', () => {
   it('splits countries on commas', () => {
     expect(splitCountries(' Украина ,, Germany,Украина , ')).toEqual(['Украина', 'Germany']);
     expect(splitCountries('')).toEqual([]);
+  });
+
+  it('reads an older stored country text as the list of countries', () => {
+    const raw = JSON.stringify({ country: ' Украина ,, Germany' });
+    expect(parseClientsListState(raw).countries).toEqual(['Украина', 'Germany']);
+    expect(parseClientsListState(JSON.stringify({ countries: ['Spain', '', 5, 'Spain'] })).countries).toEqual([
+      'Spain',
+    ]);
   });
 });
 

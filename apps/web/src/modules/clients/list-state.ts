@@ -23,8 +23,8 @@ export interface ClientsListState {
   status: ClientStatus[];
   /** Staff ids and/or UNASSIGNED; only used for roles with the manager filter (§6). */
   managers: string[];
-  /** As typed: comma-separated countries, each sent as its own `country` parameter. */
-  country: string;
+  /** Chosen countries (the multi-select's options), each sent as its own `country` parameter, matched exactly. */
+  countries: string[];
   source: string;
   /** Campaign names, matched exactly (trimmed, case-insensitive). */
   campaigns: string[];
@@ -46,7 +46,7 @@ export interface ClientsListState {
 export const DEFAULT_CLIENTS_LIST_STATE: ClientsListState = {
   status: [],
   managers: [],
-  country: '',
+  countries: [],
   source: '',
   campaigns: [],
   affiliates: [],
@@ -102,6 +102,10 @@ function isName(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_TEXT;
 }
 
+function isCountry(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_COUNTRY;
+}
+
 /** §5: stored affiliate selections holding numeric IDs (an older format) are cleared on load. */
 function isAffiliateName(value: unknown): value is string {
   return isName(value) && !/^\d+$/.test(value.trim());
@@ -142,7 +146,10 @@ export function parseClientsListState(raw: string | null): ClientsListState {
   return {
     status: listOf(stored.status, isClientStatus),
     managers: listOf(stored.managers, isManagerValue),
-    country: text(stored.country, MAX_TEXT),
+    // An older version kept the countries as typed text ('Украина, Germany'): read as its list.
+    countries: Array.isArray(stored.countries)
+      ? listOf(stored.countries, isCountry)
+      : splitCountries(text(stored.country, MAX_TEXT)),
     source: text(stored.source, MAX_SOURCE),
     campaigns: listOf(stored.campaigns, isName),
     affiliates: listOf(stored.affiliates, isAffiliateName),
@@ -166,7 +173,7 @@ export function activeFilterCount(state: ClientsListState): number {
   return [
     state.status.length > 0,
     state.managers.length > 0,
-    state.country.trim() !== '',
+    state.countries.length > 0,
     state.source.trim() !== '',
     state.campaigns.length > 0,
     state.affiliates.length > 0,
@@ -183,7 +190,7 @@ export function hasActiveFilters(state: ClientsListState, search: string): boole
   return search.trim() !== '' || activeFilterCount(state) > 0;
 }
 
-/** 'Украина, Germany,' → ['Украина', 'Germany']: trimmed, blanks and repeats dropped. */
+/** 'Украина, Germany,' → ['Украина', 'Germany']: trimmed, blanks and repeats dropped (older stored filters). */
 export function splitCountries(value: string): string[] {
   const items = value
     .split(',')
@@ -225,7 +232,7 @@ export function clientsQuery({
     search: search.trim().slice(0, 120) || undefined,
     status: state.status,
     assigned_manager: withManagers ? state.managers : undefined,
-    country: splitCountries(state.country),
+    country: state.countries,
     source: state.source.trim() || undefined,
     campaign: state.campaigns,
     affiliate: withAffiliates ? state.affiliates : undefined,

@@ -6,8 +6,17 @@ import { apiCall } from '../../lib/api';
 import { onLiveMessage } from '../../lib/ws';
 import { CHECK_EVERY_MS, CLOSE_AFTER_MS, dueForAlert, FIRST_CHECK_MS, SHOWN_KEY, WINDOW_MS } from './reminder-window';
 
-function dayIn(timeZone: string, at: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+/**
+ * Reminders that came due since the previous check and were never announced (the page opened late, the computer
+ * slept): announced once as due now. Upcoming ones already announced keep their key and are not repeated.
+ */
+const JUST_DUE_MS = CHECK_EVERY_MS;
+
+function justDue(items: readonly Reminder[], now: number, shown: ReadonlySet<string>): Reminder[] {
+  return items.filter((r) => {
+    const at = Date.parse(r.scheduled_time);
+    return r.status === 'pending' && at <= now && at > now - JUST_DUE_MS && !shown.has(`${r.id}:${r.scheduled_time}`);
+  });
 }
 
 function shownSet(): Set<string> {
@@ -32,9 +41,11 @@ function remember(keys: Set<string>): void {
  * due within the next 5 minutes raise '📅 Напоминание: <title>' with the description (or 'Запланированное действие'),
  * the client and 'Через N мин.'; it closes after 5 s and a click opens the client card in a new tab. Checked on the
  * §9 schedule, and at once when the server pushes a reminder notification. Permission is asked when there is
- * something to show; a refusal is explained once.
+ * something to show; a refusal is explained once. The window is asked for in instants (due_from / due_to), so the
+ * business time zone the bell still passes is not needed; reminders that came due since the previous check and were
+ * never announced are announced as due now.
  */
-export function useReminderAlerts(timeZone: string): void {
+export function useReminderAlerts(_timeZone?: string): void {
   const { t } = useTranslation('notify');
   const { t: tRoot } = useTranslation();
 
@@ -45,11 +56,11 @@ export function useReminderAlerts(timeZone: string): void {
     let running = false;
 
     const show = (reminder: Reminder, now: number) => {
-      const minutes = Math.max(1, Math.ceil((Date.parse(reminder.scheduled_time) - now) / 60_000));
+      const left = Date.parse(reminder.scheduled_time) - now;
       const body = [
         reminder.description || t('browser.defaultDescription'),
         t('browser.client', { name: reminder.client_name }),
-        t('browser.inMinutes', { count: minutes }),
+        left > 0 ? t('browser.inMinutes', { count: Math.max(1, Math.ceil(left / 60_000)) }) : t('browser.dueNow'),
       ].join('\n');
       const notification = new Notification(t('browser.title', { title: reminder.title }), {
         body,
@@ -70,10 +81,13 @@ export function useReminderAlerts(timeZone: string): void {
         const now = Date.now();
         let items: Reminder[];
         try {
+          // Exactly the window (the server's due_from / due_to instants): pending reminders that came due since the
+          // previous check and those due within the next 5 minutes, soonest first. However many reminders fell due
+          // earlier in the day, none of them takes a place on this page.
           const data = await apiCall(remindersResponseSchema, '/api/reminders', {
             query: {
-              date_from: dayIn(timeZone, new Date(now)),
-              date_to: dayIn(timeZone, new Date(now + WINDOW_MS)),
+              due_from: new Date(now - JUST_DUE_MS).toISOString(),
+              due_to: new Date(now + WINDOW_MS).toISOString(),
               status: 'pending',
               order: 'asc',
               per_page: 100,
@@ -84,7 +98,7 @@ export function useReminderAlerts(timeZone: string): void {
           return; // §8: polling failures are ignored.
         }
         const shown = shownSet();
-        const due = dueForAlert(items, now, shown);
+        const due = [...justDue(items, now, shown), ...dueForAlert(items, now, shown)];
         if (due.length === 0 || stopped) return;
         let permission = Notification.permission;
         if (permission === 'default') permission = await Notification.requestPermission();
@@ -122,5 +136,5 @@ export function useReminderAlerts(timeZone: string): void {
       window.clearInterval(every);
       stopListening();
     };
-  }, [timeZone, t, tRoot]);
+  }, [t, tRoot]);
 }

@@ -1,5 +1,6 @@
 import {
   bulkAssignResponseSchema,
+  clientFilterOptionsSchema,
   clientSchema,
   clientsResponseSchema,
   type BulkAssign,
@@ -13,7 +14,21 @@ import { clientsQuery, type ClientsQueryInput } from '../list-state';
 export const clientKeys = {
   all: ['clients'] as const,
   list: (query: ReturnType<typeof clientsQuery>) => ['clients', 'list', query] as const,
+  filterOptions: ['clients', 'filter-options'] as const,
 };
+
+/**
+ * GET /api/clients/filter-options: the countries, campaigns and (for the affiliates filter's roles) affiliates of the
+ * clients the caller may see (D5), for the §2.5 multi-selects and the add-client lists. Refetched after any client
+ * write (it shares the 'clients' key), otherwise kept for a minute.
+ */
+export function useClientFilterOptions() {
+  return useQuery({
+    queryKey: clientKeys.filterOptions,
+    queryFn: ({ signal }) => apiCall(clientFilterOptionsSchema, '/api/clients/filter-options', { signal }),
+    staleTime: 60_000,
+  });
+}
 
 /** GET /api/clients: one page of the clients the caller may see (the server applies the D5 scope). */
 export function useClientsList(input: ClientsQueryInput) {

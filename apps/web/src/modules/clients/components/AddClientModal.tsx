@@ -41,7 +41,21 @@ interface AddClientValues {
 
 const EMPTY: AddClientValues = { name: '', email: '', phone: '', country: '', campaign: '', status: 'new' };
 
-function AddClientForm({ campaigns, onClose }: { campaigns: string[]; onClose: () => void }) {
+/** The usual countries, then those of the caller's clients not among them (case-insensitive). */
+function countryList(known: readonly string[]): string[] {
+  const seen = new Set(COUNTRIES.map((c) => c.toLowerCase()));
+  return [...COUNTRIES, ...known.filter((c) => !seen.has(c.toLowerCase()))];
+}
+
+function AddClientForm({
+  countries,
+  campaigns,
+  onClose,
+}: {
+  countries: readonly string[];
+  campaigns: readonly string[];
+  onClose: () => void;
+}) {
   const { t } = useTranslation('clientBase');
   const { t: tr } = useTranslation();
   const create = useCreateClient();
@@ -94,7 +108,7 @@ function AddClientForm({ campaigns, onClose }: { campaigns: string[]; onClose: (
             label={t('add.country')}
             placeholder={t('add.countryPlaceholder')}
             required
-            data={COUNTRIES}
+            data={countryList(countries)}
             maxLength={80}
             data-testid="add-client-country"
             {...form.getInputProps('country')}
@@ -102,7 +116,7 @@ function AddClientForm({ campaigns, onClose }: { campaigns: string[]; onClose: (
           <Autocomplete
             label={t('add.campaign')}
             placeholder={t('add.campaignPlaceholder')}
-            data={campaigns}
+            data={[...campaigns]}
             maxLength={200}
             data-testid="add-client-campaign"
             {...form.getInputProps('campaign')}
@@ -131,18 +145,21 @@ function AddClientForm({ campaigns, onClose }: { campaigns: string[]; onClose: (
 /** §2.5 'Add client': name, e-mail, phone and country required (§5), campaign optional, status new by default. */
 export function AddClientModal({
   opened,
+  countries,
   campaigns,
   onClose,
 }: {
   opened: boolean;
-  /** Campaign names to offer (those seen on the list); any other may be typed. */
-  campaigns: string[];
+  /** Countries of the caller's clients (GET /api/clients/filter-options), offered after the usual ones. */
+  countries: readonly string[];
+  /** Campaign names of the caller's clients (GET /api/clients/filter-options); any other may be typed. */
+  campaigns: readonly string[];
   onClose: () => void;
 }) {
   const { t } = useTranslation('clientBase');
   return (
     <Modal opened={opened} onClose={onClose} title={t('add.title')} size="lg" centered>
-      {opened ? <AddClientForm campaigns={campaigns} onClose={onClose} /> : null}
+      {opened ? <AddClientForm countries={countries} campaigns={campaigns} onClose={onClose} /> : null}
     </Modal>
   );
 }

@@ -1,5 +1,10 @@
-import { CLIENT_STATUSES, LAST_COMMENT_PERIODS, type LastCommentPeriod } from '@brokerage/shared';
-import { Badge, Button, Collapse, Group, NumberInput, Select, Stack, TagsInput, TextInput } from '@mantine/core';
+import {
+  CLIENT_STATUSES,
+  LAST_COMMENT_PERIODS,
+  type ClientFilterOptions,
+  type LastCommentPeriod,
+} from '@brokerage/shared';
+import { Badge, Button, Collapse, Group, NumberInput, Select, Stack, TextInput } from '@mantine/core';
 import { DateInput } from '@mantine/dates';
 import { IconFilter, IconFilterOff, IconSearch } from '@tabler/icons-react';
 import { useId, useState } from 'react';
@@ -19,14 +24,23 @@ export const SEARCH_MAX_LENGTH = 120;
 /** Each control's flex basis: they share a row on wide screens and stack on phones. */
 const grow = (basis: number) => ({ flex: `1 1 ${basis}px` });
 
+/** The server's values as options, with any chosen value the server no longer lists kept (so it can be unticked). */
+function optionsOf(values: readonly string[] | undefined, chosen: readonly string[]): CompactOption[] {
+  const all = [...(values ?? [])];
+  for (const value of chosen) if (!all.some((v) => v.toLowerCase() === value.toLowerCase())) all.push(value);
+  return all.map((value) => ({ value, label: value }));
+}
+
 /**
- * §2.5 search card and filters: search, status, manager (role-restricted), country, source, created dates and
- * 'Сбросить'. On phones the filters fold under a 'Фильтры' button that shows how many are set.
+ * §2.5 search card and filters: search, status, manager (role-restricted), country, source, campaigns, affiliates
+ * (role-restricted), comments period, balance, created dates and 'Сбросить'. Country, campaigns and affiliates are
+ * multi-selects of the values the server finds among the caller's clients (GET /api/clients/filter-options). On phones the filters fold under a 'Фильтры' button that shows how many are set.
  */
 export function ClientsFilters({
   state,
   search,
   managerOptions,
+  filterOptions,
   showAffiliates,
   compact,
   idLookup,
@@ -41,6 +55,8 @@ export function ClientsFilters({
   search: string;
   /** The manager filter's options, or null when the role has no manager filter (§6). */
   managerOptions: CompactOption[] | null;
+  /** The countries, campaigns and affiliates of the caller's clients; undefined while loading. */
+  filterOptions: ClientFilterOptions | undefined;
   /** Whether the role has the affiliates filter (§6). */
   showAffiliates: boolean;
   /** Phones: the filters are folded. */
@@ -100,14 +116,17 @@ export function ClientsFilters({
           testId="clients-manager-filter"
         />
       ) : null}
-      <TextInput
+      <CompactMultiSelect
         label={t('clients.filters.country')}
-        placeholder={t('clients.filters.countryPlaceholder')}
-        value={state.country}
-        maxLength={200}
-        onChange={(event) => onChange({ country: event.currentTarget.value })}
+        placeholder={tc('list.filters.allCountries')}
+        data={optionsOf(filterOptions?.countries, state.countries)}
+        value={state.countries}
+        onChange={(countries) => onChange({ countries: countries.slice(0, 100) })}
+        searchable
+        searchPlaceholder={tc('list.filters.findOption')}
+        nothingFound={tc('list.filters.noOptions')}
         style={grow(160)}
-        data-testid="clients-country-filter"
+        testId="clients-country-filter"
       />
       <TextInput
         label={t('clients.filters.source')}
@@ -118,24 +137,30 @@ export function ClientsFilters({
         style={grow(130)}
         data-testid="clients-source-filter"
       />
-      <TagsInput
+      <CompactMultiSelect
         label={tc('list.filters.campaigns')}
-        placeholder={state.campaigns.length ? undefined : tc('list.filters.campaignsPlaceholder')}
+        placeholder={tc('list.filters.campaignsPlaceholder')}
+        data={optionsOf(filterOptions?.campaigns, state.campaigns)}
         value={state.campaigns}
-        onChange={(campaigns) => onChange({ campaigns: campaigns.map((c) => c.slice(0, 200)).slice(0, 100) })}
-        clearable
+        onChange={(campaigns) => onChange({ campaigns: campaigns.slice(0, 100) })}
+        searchable
+        searchPlaceholder={tc('list.filters.findOption')}
+        nothingFound={tc('list.filters.noOptions')}
         style={grow(170)}
-        data-testid="clients-campaign-filter"
+        testId="clients-campaign-filter"
       />
       {showAffiliates ? (
-        <TagsInput
+        <CompactMultiSelect
           label={tc('list.filters.affiliates')}
-          placeholder={state.affiliates.length ? undefined : tc('list.filters.affiliatesPlaceholder')}
+          placeholder={tc('list.filters.affiliatesPlaceholder')}
+          data={optionsOf(filterOptions?.affiliates, state.affiliates)}
           value={state.affiliates}
-          onChange={(affiliates) => onChange({ affiliates: affiliates.map((a) => a.slice(0, 200)).slice(0, 100) })}
-          clearable
+          onChange={(affiliates) => onChange({ affiliates: affiliates.slice(0, 100) })}
+          searchable
+          searchPlaceholder={tc('list.filters.findOption')}
+          nothingFound={tc('list.filters.noOptions')}
           style={grow(170)}
-          data-testid="clients-affiliate-filter"
+          testId="clients-affiliate-filter"
         />
       ) : null}
       <Select

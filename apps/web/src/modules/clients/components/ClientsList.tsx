@@ -37,7 +37,7 @@ import type { CompactOption } from '../../ui/CompactMultiSelect';
 import { PageHeader } from '../../ui/PageHeader';
 import { roleLabelKey } from '../../ui/role-label';
 import { TablePager } from '../../ui/TablePager';
-import { downloadFile, exportQuery, lookupClient, useClientsList } from '../api/clients';
+import { downloadFile, exportQuery, lookupClient, useClientFilterOptions, useClientsList } from '../api/clients';
 import {
   DEFAULT_CLIENTS_LIST_STATE,
   UNASSIGNED,
@@ -133,6 +133,8 @@ export function ClientsList() {
   };
 
   const staff = useStaffOptions({ enabled: withManagers });
+  // §2.5 Country, Campaigns and Affiliates, and the add-client lists: the values of the caller's own clients (D5).
+  const filterOptions = useClientFilterOptions();
   // Without the staff list (it failed to load) the filter still offers 'Не назначен'.
   const managerOptions = !withManagers
     ? null
@@ -150,10 +152,9 @@ export function ClientsList() {
   const state: ClientsListState = { ...stored, managers };
 
   const [debouncedSearch] = useDebouncedValue(search, TYPING_DEBOUNCE_MS);
-  const [debouncedCountry] = useDebouncedValue(state.country, TYPING_DEBOUNCE_MS);
   const [debouncedSource] = useDebouncedValue(state.source, TYPING_DEBOUNCE_MS);
   const clients = useClientsList({
-    state: { ...state, country: debouncedCountry, source: debouncedSource },
+    state: { ...state, source: debouncedSource },
     search: debouncedSearch,
     page,
     withManagers,
@@ -219,7 +220,6 @@ export function ClientsList() {
   const total = clients.data?.total;
   const view = { items, loading: clients.isPending, showManager: withManagers, timeZone: user.business_timezone };
   const assignable = (managerOptions ?? []).filter((option) => option.value !== UNASSIGNED);
-  const campaignsSeen = [...new Set(items.map((client) => client.campaign).filter((c) => c !== ''))];
   const selection = withManagers
     ? {
         selected,
@@ -266,7 +266,12 @@ export function ClientsList() {
           </>
         }
       />
-      <AddClientModal opened={adding} campaigns={campaignsSeen} onClose={() => setAdding(false)} />
+      <AddClientModal
+        opened={adding}
+        countries={filterOptions.data?.countries ?? []}
+        campaigns={filterOptions.data?.campaigns ?? []}
+        onClose={() => setAdding(false)}
+      />
       {withManagers ? (
         <BulkAssignModal
           opened={assigning}
@@ -284,6 +289,7 @@ export function ClientsList() {
           state={state}
           search={search}
           managerOptions={managerOptions}
+          filterOptions={filterOptions.data}
           showAffiliates={withAffiliates}
           compact={isPhone}
           idLookup={idText}

@@ -401,6 +401,10 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     expect(await balanceText(staff)).toBe('$1,000.00');
     // Staff keep their notifications bell here (D10): the client's withdrawal above notified the superadmin.
     await staff.getByTestId('notifications-bell').waitFor({ timeout: 10_000 });
+    // Its texts are the back office's, which the trading screen loads on its own after it shows.
+    expect(await staff.getByTestId('notifications-bell').getAttribute('aria-label')).toMatch(
+      /^Открыть уведомления \(\d+ непрочитанных\)$/,
+    );
     await shot(staff, 'trading-staff-bell-desktop');
     await context.close();
     // The client, on the screen all along, has no bell.
@@ -450,6 +454,8 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     expect(await kkPage.evaluate(() => document.documentElement.lang)).toBe('kk');
     const switcher = kkPage.getByTestId('language-switch');
     expect(await switcher.locator('input[value="kk"]').isChecked()).toBe(true);
+    // The switch's label comes from the back office's translations, loaded after the screen shows (kk falls to ru).
+    await expect.poll(() => switcher.getAttribute('aria-label')).toBe('Язык');
     await panel.getByTestId('asset-selector').click();
     expect(await kkPage.locator('[data-testid="asset-option"][data-symbol="XAUUSD"]').textContent()).toContain('Алтын');
     await shotBoth(kkPage, 'trading-kk');

@@ -1,11 +1,11 @@
 /**
- * The application (back office, trading screen, sign-in): Mantine, the router and every translation. main.tsx loads it
+ * The application (back office, trading screen, sign-in): Mantine, the router and the translations. main.tsx loads it
  * for every path but the public landing page, which boots on its own (areas/site/boot.tsx).
  */
 import '@mantine/core/styles.css';
 import '@mantine/dates/styles.css';
 import '@mantine/notifications/styles.css';
-import './i18n';
+import { loadBackOfficeTranslations } from './i18n';
 
 import { DatesProvider } from '@mantine/dates';
 import { MantineProvider } from '@mantine/core';
@@ -42,8 +42,22 @@ function App() {
 
 const container = document.getElementById('root');
 if (!container) throw new Error('#root is missing from index.html');
-createRoot(container).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+const render = () =>
+  createRoot(container).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+
+// The trading screen renders at once and takes the back office's translations when idle (the staff bell and the
+// shared loaders use them); every other path (back office, /login, not found) waits for them before it renders.
+if (/^\/(trading|demo|chart-test)(\/|$)/.test(window.location.pathname)) {
+  render();
+  const later = () => void loadBackOfficeTranslations().catch(() => undefined);
+  if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(later, { timeout: 3000 });
+  else setTimeout(later, 1000);
+} else {
+  void loadBackOfficeTranslations()
+    .catch(() => undefined)
+    .finally(render);
+}

@@ -16,13 +16,17 @@ import ru from './ru.json';
  * Namespaces: `translation` (the back office and shared texts, ru/en), `clientBase` and `notify` (back-office client
  * base screens, ru/en), `site` (the public site) and `platform` (the client trading screen) in ru/en/kk. The back
  * office offers ru and en; the client side adds kk. A key missing in a language falls back to ru.
+ * The application bundles only `site` and `platform`; it imports this file lazily for the back-office namespaces
+ * (index.ts, loadBackOfficeTranslations), so the trading screen does not parse them before its first chart.
  */
-export const LANGUAGES = ['ru', 'en', 'kk'] as const;
-export type Language = (typeof LANGUAGES)[number];
-export const CRM_LANGUAGES = ['ru', 'en'] as const satisfies readonly Language[];
-export const DEFAULT_LANGUAGE: Language = 'ru';
-
-export const NAMESPACES = ['translation', 'clientBase', 'notify', 'site', 'platform'] as const;
+export {
+  LANGUAGES,
+  CRM_LANGUAGES,
+  DEFAULT_LANGUAGE,
+  NAMESPACES,
+  BACK_OFFICE_NAMESPACES,
+  type Language,
+} from './languages';
 
 export const resources = {
   ru: { translation: ru, clientBase: ruClientBase, notify: ruNotify, site: ruSite, platform: ruPlatform },

@@ -1,5 +1,7 @@
 import { homePathFor } from '@brokerage/shared';
+import { use, type ReactNode } from 'react';
 import { Navigate, Outlet, Route, Routes, useLocation } from 'react-router';
+import { backOfficeTranslationsLoaded, loadBackOfficeTranslations } from '../../i18n';
 import { useCurrentUser } from '../../modules/auth/current-user';
 import { RequireStaff } from '../../modules/auth/components/RequireStaff';
 import { CrmLayout } from '../../modules/layout/components/CrmLayout';
@@ -34,29 +36,37 @@ function CrmHome() {
  * The back office area (/crm/*), loaded as its own chunk. Screens not built yet (calendar...) fall to the
  * not-found page inside the layout; their menu entries are already shown (§6).
  */
+/** Reached from the trading screen before its idle load: waits (Suspense) for the back office's translations. */
+function WithBackOfficeTranslations({ children }: { children: ReactNode }) {
+  if (!backOfficeTranslationsLoaded()) use(loadBackOfficeTranslations());
+  return children;
+}
+
 export default function CrmArea() {
   return (
-    <Routes>
-      <Route element={<RequireStaff />}>
-        <Route element={<CrmLayout />}>
-          <Route element={<SectionGuard />}>
-            <Route index element={<CrmHome />} />
-            <Route path="dashboard" element={<DashboardPage />} />
-            <Route path="clients" element={<ClientsPage />} />
-            <Route path="clients/:id" element={<ClientCardPage />} />
-            <Route path="applications" element={<WithdrawalRequestsPage />} />
-            <Route path="history" element={<DepositHistoryPage />} />
-            <Route path="calendar" element={<CalendarPage />} />
-            <Route path="staff" element={<StaffPage />} />
-            <Route path="trading-management" element={<TradingManagementPage />} />
-            <Route path="trading-accounts" element={<TradingAccountsPage />} />
-            <Route path="trading-accounts/:accountId" element={<TradingAccountPage />} />
-            <Route path="access" element={<AccessPage />} />
-            <Route path="audit" element={<AuditPage />} />
-            <Route path="*" element={<NotFound />} />
+    <WithBackOfficeTranslations>
+      <Routes>
+        <Route element={<RequireStaff />}>
+          <Route element={<CrmLayout />}>
+            <Route element={<SectionGuard />}>
+              <Route index element={<CrmHome />} />
+              <Route path="dashboard" element={<DashboardPage />} />
+              <Route path="clients" element={<ClientsPage />} />
+              <Route path="clients/:id" element={<ClientCardPage />} />
+              <Route path="applications" element={<WithdrawalRequestsPage />} />
+              <Route path="history" element={<DepositHistoryPage />} />
+              <Route path="calendar" element={<CalendarPage />} />
+              <Route path="staff" element={<StaffPage />} />
+              <Route path="trading-management" element={<TradingManagementPage />} />
+              <Route path="trading-accounts" element={<TradingAccountsPage />} />
+              <Route path="trading-accounts/:accountId" element={<TradingAccountPage />} />
+              <Route path="access" element={<AccessPage />} />
+              <Route path="audit" element={<AuditPage />} />
+              <Route path="*" element={<NotFound />} />
+            </Route>
           </Route>
         </Route>
-      </Route>
-    </Routes>
+      </Routes>
+    </WithBackOfficeTranslations>
   );
 }

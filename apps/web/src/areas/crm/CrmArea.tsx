@@ -32,16 +32,16 @@ function CrmHome() {
   return <Navigate to={homePathFor(user.role)} replace />;
 }
 
-/**
- * The back office area (/crm/*), loaded as its own chunk. Screens not built yet (calendar...) fall to the
- * not-found page inside the layout; their menu entries are already shown (§6).
- */
 /** Reached from the trading screen before its idle load: waits (Suspense) for the back office's translations. */
 function WithBackOfficeTranslations({ children }: { children: ReactNode }) {
   if (!backOfficeTranslationsLoaded()) use(loadBackOfficeTranslations());
   return children;
 }
 
+/**
+ * The back office area (/crm/*), loaded as its own chunk. Screens not built yet (calendar...) fall to the
+ * not-found page inside the layout; their menu entries are already shown (§6).
+ */
 export default function CrmArea() {
   return (
     <WithBackOfficeTranslations>

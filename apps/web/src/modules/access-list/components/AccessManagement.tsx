@@ -19,6 +19,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
+import { useCurrentUser } from '../../auth/current-user';
 import { ConfirmModal } from '../../ui/ConfirmModal';
 import { PageHeader } from '../../ui/PageHeader';
 import { useIpWhitelist, useRemoveIp } from '../api/ipWhitelist';
@@ -56,6 +57,7 @@ function StatusCard({ count, yourIp }: { count: number; yourIp: string }) {
 /** §2.14 Access management: the staff IP whitelist. */
 export function AccessManagement() {
   const { t } = useTranslation();
+  const timeZone = useCurrentUser().business_timezone;
   const whitelist = useIpWhitelist();
   const remove = useRemoveIp();
   const [addOpened, setAddOpened] = useState(false);
@@ -151,7 +153,7 @@ export function AccessManagement() {
                     <Text size="sm">{entry.description || t('common.dash')}</Text>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{formatDateTime(entry.created_at)}</Text>
+                    <Text size="sm">{formatDateTime(entry.created_at, timeZone)}</Text>
                     {entry.created_by_name ? (
                       <Text size="xs" c="dimmed">
                         {t('access.addedBy', { name: entry.created_by_name })}
@@ -178,6 +180,9 @@ export function AccessManagement() {
             </Table.Tbody>
           </Table>
         </Table.ScrollContainer>
+        <Text size="xs" c="dimmed" mt="xs" data-testid="access-time-zone">
+          {t('access.timeZone', { zone: timeZone })}
+        </Text>
       </Paper>
 
       <AddIpModal

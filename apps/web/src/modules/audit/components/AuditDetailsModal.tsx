@@ -28,11 +28,14 @@ function JsonBlock({ label, value }: { label: string; value: unknown }) {
 export function AuditDetailsModal({
   entry,
   opened,
+  timeZone,
   onClose,
   onExited,
 }: {
   entry: AuditEntry | null;
   opened: boolean;
+  /** The business time zone (decisions.md D10), shown next to the time. */
+  timeZone: string;
   onClose: () => void;
   onExited: () => void;
 }) {
@@ -49,7 +52,7 @@ export function AuditDetailsModal({
       {entry ? (
         <Stack data-testid="audit-details">
           <Text size="sm">
-            {formatDateTime(entry.at, undefined, { seconds: true })} · {auditActionLabel(entry.action, t)} ·{' '}
+            {formatDateTime(entry.at, timeZone, { seconds: true })} ({timeZone}) · {auditActionLabel(entry.action, t)} ·{' '}
             {entry.actor_name ?? t('audit.system')}
             {entry.ip ? ` · ${entry.ip}` : ''}
           </Text>

@@ -3,7 +3,7 @@ import { Alert, Paper, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../../lib/api';
-import { DEFAULT_BUSINESS_TIME_ZONE } from '../../../lib/format';
+import { useCurrentUser } from '../../auth/current-user';
 import { PageHeader } from '../../ui/PageHeader';
 import { TablePager } from '../../ui/TablePager';
 import { useAuditLog, type AuditFilters } from '../api/audit';
@@ -16,6 +16,7 @@ const DEFAULT_PER_PAGE = 50;
 /** D9: the audit log at /crm/audit ('Журнал действий'), filtered and paged by the server. */
 export function AuditLog() {
   const { t } = useTranslation();
+  const timeZone = useCurrentUser().business_timezone;
   const [filters, setFilters] = useState<AuditFilters>(EMPTY_AUDIT_FILTERS);
   const [page, setPage] = useState(1);
   const [perPage, setPerPage] = useState(DEFAULT_PER_PAGE);
@@ -41,6 +42,7 @@ export function AuditLog() {
         <AuditTable
           items={log.data?.items ?? []}
           loading={log.isPending}
+          timeZone={timeZone}
           onShow={(entry) => setShown({ entry, open: true })}
         />
         <TablePager
@@ -53,13 +55,14 @@ export function AuditLog() {
             setPage(1);
           }}
         />
-        <Text size="xs" c="dimmed" mt="xs">
-          {t('audit.timeZone', { zone: DEFAULT_BUSINESS_TIME_ZONE })}
+        <Text size="xs" c="dimmed" mt="xs" data-testid="audit-time-zone">
+          {t('audit.timeZone', { zone: timeZone })}
         </Text>
       </Paper>
       <AuditDetailsModal
         entry={shown?.entry ?? null}
         opened={shown?.open ?? false}
+        timeZone={timeZone}
         onClose={() => setShown((current) => (current ? { ...current, open: false } : null))}
         onExited={() => setShown(null)}
       />

@@ -1,4 +1,4 @@
-import type { AuditEntry } from '@brokerage/shared';
+import { ROLES, type AuditEntry } from '@brokerage/shared';
 import { ActionIcon, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
 import { IconEye } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -8,13 +8,19 @@ import { auditActionLabel } from '../action-label';
 
 const COLUMNS = 6;
 
+/** The command line and a sign-in attempt under an unknown e-mail act as 'system', which has no role label. */
+const isUserRole = (role: string) => (ROLES as readonly string[]).includes(role);
+
 export function AuditTable({
   items,
   loading,
+  timeZone,
   onShow,
 }: {
   items: AuditEntry[];
   loading: boolean;
+  /** The business time zone (decisions.md D10) the times are shown in. */
+  timeZone: string;
   onShow: (entry: AuditEntry) => void;
 }) {
   const { t } = useTranslation();
@@ -55,12 +61,12 @@ export function AuditTable({
             <Table.Tr key={entry.id} data-testid="audit-row" data-action={entry.action}>
               <Table.Td>
                 <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                  {formatDateTime(entry.at, undefined, { seconds: true })}
+                  {formatDateTime(entry.at, timeZone, { seconds: true })}
                 </Text>
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{entry.actor_name ?? t('audit.system')}</Text>
-                {entry.actor_role ? (
+                {entry.actor_role && isUserRole(entry.actor_role) ? (
                   <Text size="xs" c="dimmed">
                     {t(roleLabelKey(entry.actor_role))}
                   </Text>

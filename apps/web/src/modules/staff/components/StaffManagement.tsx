@@ -53,7 +53,7 @@ export function StaffManagement() {
   return <StaffManagementScreen viewer={user} />;
 }
 
-function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role } }) {
+function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role; business_timezone: string } }) {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [debouncedSearch] = useDebouncedValue(search, SEARCH_DEBOUNCE_MS);
@@ -129,7 +129,13 @@ function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role } 
           </Alert>
         ) : null}
 
-        <StaffTable items={users.data?.items ?? []} loading={users.isPending} viewer={viewer} onAction={openDialog} />
+        <StaffTable
+          items={users.data?.items ?? []}
+          loading={users.isPending}
+          viewer={viewer}
+          timeZone={viewer.business_timezone}
+          onAction={openDialog}
+        />
         <TablePager
           page={page}
           perPage={perPage}
@@ -140,6 +146,9 @@ function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role } 
             setPage(1);
           }}
         />
+        <Text size="xs" c="dimmed" mt="xs" data-testid="staff-time-zone">
+          {t('staff.timeZone', { zone: viewer.business_timezone })}
+        </Text>
       </Paper>
 
       <AddStaffModal opened={addOpened} viewerRole={viewer.role} onClose={() => setAddOpened(false)} />

@@ -35,11 +35,14 @@ export function StaffTable({
   items,
   loading,
   viewer,
+  timeZone,
   onAction,
 }: {
   items: StaffMember[];
   loading: boolean;
   viewer: { id: string; role: Role };
+  /** The business time zone (decisions.md D10) the creation dates are shown in. */
+  timeZone: string;
   onAction: (action: StaffAction, member: StaffMember) => void;
 }) {
   const { t } = useTranslation();
@@ -102,7 +105,7 @@ export function StaffTable({
                   <RoleBadge role={member.role} />
                 </Table.Td>
                 <Table.Td>
-                  <Text size="sm">{formatDate(member.created_at)}</Text>
+                  <Text size="sm">{formatDate(member.created_at, timeZone)}</Text>
                 </Table.Td>
                 <Table.Td>
                   <Text size="sm">

@@ -399,7 +399,8 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await staff.goto(`${server.url}/trading`);
     await staff.getByTestId('demo-badge').waitFor();
     expect(await balanceText(staff)).toBe('$1,000.00');
-    // Staff keep their notifications bell here (D10): the client's withdrawal above notified the superadmin.
+    // Staff keep their notifications bell here (D10): the superadmin has notifications (the demo data's, and the
+    // client's withdrawal above).
     await staff.getByTestId('notifications-bell').waitFor({ timeout: 10_000 });
     // Its texts are the back office's, which the trading screen loads on its own after it shows.
     expect(await staff.getByTestId('notifications-bell').getAttribute('aria-label')).toMatch(

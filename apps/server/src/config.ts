@@ -117,6 +117,21 @@ const configSchema = z.object({
     .refine((v) => v === undefined || (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32), {
       message: '32 bytes in base64 (e.g. `openssl rand -base64 32`)',
     }),
+  /** D17: the region of phones written without a country code (libphonenumber-js, ISO 3166 alpha-2). */
+  DEFAULT_PHONE_REGION: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{2}$/, 'a two-letter region code such as KZ')
+    .default('KZ'),
+  /** D17: lift the https and public-address rules for webhook URLs (tests, local setups). */
+  ALLOW_PRIVATE_WEBHOOKS: bool,
+  /** §9: the largest lead file accepted by POST /api/upload-clients, in MB. */
+  UPLOAD_MAX_MB: z.coerce.number().positive().max(1024).default(10),
+  /** D13: calls per minute per affiliate token over the whole external API. */
+  EXTERNAL_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** Issue 9: the largest staff balance change of a trading account, in dollars (recorded deposits are not bounded by it). */
+  MANUAL_CREDIT_MAX: z.coerce.number().positive().max(1_000_000_000).default(100_000),
 });
 
 export type TrustProxy = boolean | string | ((address: string, hop: number) => boolean);

@@ -19,3 +19,4 @@ export * from './live.js';
 export * from './schemas/site.js';
 export * from './schemas/market-info.js';
 export * from './registration.js';
+export * from './phone.js';

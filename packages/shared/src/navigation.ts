@@ -16,6 +16,7 @@ export const CRM_MENU: readonly MenuEntry[] = [
   { path: '/crm/applications', labelKey: 'menu.applications', permission: 'finance.view' },
   { path: '/crm/history', labelKey: 'menu.history', permission: 'finance.view' },
   { path: '/crm/integration', labelKey: 'menu.integration', permission: 'integration.manage' },
+  { path: '/crm/affiliates', labelKey: 'menu.affiliates', permission: 'affiliates.manage' },
   { path: '/crm/staff', labelKey: 'menu.staff', permission: 'staff.manage' },
   { path: '/crm/trading-management', labelKey: 'menu.tradingManagement', permission: 'trading.manage' },
   { path: '/crm/trading-accounts', labelKey: 'menu.tradingAccounts', permission: 'trading.manage' },

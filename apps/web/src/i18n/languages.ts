@@ -4,6 +4,22 @@ export type Language = (typeof LANGUAGES)[number];
 export const CRM_LANGUAGES = ['ru', 'en'] as const satisfies readonly Language[];
 export const DEFAULT_LANGUAGE: Language = 'ru';
 
-export const NAMESPACES = ['translation', 'clientBase', 'notify', 'site', 'platform'] as const;
+export const NAMESPACES = [
+  'translation',
+  'clientBase',
+  'notify',
+  'leadImport',
+  'affiliateTokens',
+  'affiliates',
+  'site',
+  'platform',
+] as const;
 /** The back office's namespaces (ru/en): loaded with the back office, not with the trading screen (index.ts). */
-export const BACK_OFFICE_NAMESPACES = ['translation', 'clientBase', 'notify'] as const;
+export const BACK_OFFICE_NAMESPACES = [
+  'translation',
+  'clientBase',
+  'notify',
+  'leadImport',
+  'affiliateTokens',
+  'affiliates',
+] as const;

@@ -11,6 +11,12 @@ import ruNotify from './locales/ru/notify.json';
 import ruPlatform from './locales/ru/platform.json';
 import ruSite from './locales/ru/site.json';
 import ru from './ru.json';
+import enLeadImport from './locales/en/leadImport.json';
+import enAffiliateTokens from './locales/en/affiliateTokens.json';
+import enAffiliates from './locales/en/affiliates.json';
+import ruLeadImport from './locales/ru/leadImport.json';
+import ruAffiliateTokens from './locales/ru/affiliateTokens.json';
+import ruAffiliates from './locales/ru/affiliates.json';
 
 /**
  * Namespaces: `translation` (the back office and shared texts, ru/en), `clientBase` and `notify` (back-office client
@@ -29,7 +35,25 @@ export {
 } from './languages';
 
 export const resources = {
-  ru: { translation: ru, clientBase: ruClientBase, notify: ruNotify, site: ruSite, platform: ruPlatform },
-  en: { translation: en, clientBase: enClientBase, notify: enNotify, site: enSite, platform: enPlatform },
+  ru: {
+    translation: ru,
+    clientBase: ruClientBase,
+    notify: ruNotify,
+    leadImport: ruLeadImport,
+    affiliateTokens: ruAffiliateTokens,
+    affiliates: ruAffiliates,
+    site: ruSite,
+    platform: ruPlatform,
+  },
+  en: {
+    translation: en,
+    clientBase: enClientBase,
+    notify: enNotify,
+    leadImport: enLeadImport,
+    affiliateTokens: enAffiliateTokens,
+    affiliates: enAffiliates,
+    site: enSite,
+    platform: enPlatform,
+  },
   kk: { site: kkSite, platform: kkPlatform },
 } as const;

@@ -12,6 +12,8 @@ import * as m0003 from './migrations/2026-11-22T0003-funds-messages.js';
 import * as m0004 from './migrations/2026-11-22T0004-client-base.js';
 import * as m0005 from './migrations/2026-11-22T0005-client-search.js';
 import * as m0006 from './migrations/2026-11-22T0006-notifications.js';
+import * as m0007 from './migrations/2026-11-25T0007-identity.js';
+import * as m0008 from './migrations/2026-11-25T0008-lead-supply.js';
 
 export type Db = Kysely<Database>;
 
@@ -65,6 +67,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0004-client-base': m0004,
   '2026-11-22T0005-client-search': m0005,
   '2026-11-22T0006-notifications': m0006,
+  '2026-11-25T0007-identity': m0007,
+  '2026-11-25T0008-lead-supply': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

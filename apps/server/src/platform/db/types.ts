@@ -71,7 +71,7 @@ export interface ClientsTable {
   notes: string;
   status: string;
   assigned_manager: string | null;
-  affiliate_id: number | null;
+  affiliate_id: Bigint | null;
   user_id: string | null;
   ftd: Generated<boolean>;
   total_deposits_cents: Generated<string>; // bigint
@@ -79,6 +79,20 @@ export interface ClientsTable {
   updated_at: Timestamp;
   registration_date: Timestamp | null;
   last_comment_date: Timestamp | null;
+  /** D17: the phone as E.164 (null when it cannot be parsed; such a lead never matches by phone). */
+  phone_e164: string | null;
+  /** Lead-provider fields of §3 (lead-ads: ad_name, utm_source, utm_campaign; search-ads: keyword, region, device, utm_*). */
+  ad_name: string | null;
+  utm_source: string | null;
+  utm_campaign: string | null;
+  utm_medium: string | null;
+  keyword: string | null;
+  region: string | null;
+  device: string | null;
+  /** Issue 9 finding 1: false for a self-registration linked to an existing lead until a finance approver confirms it. */
+  identity_verified: Generated<boolean>;
+  identity_verified_at: Timestamp | null;
+  identity_verified_by: string | null;
 }
 
 /** A bigint column: the pg driver returns a string, PGlite a number; services read it with Number(). */
@@ -264,6 +278,75 @@ export interface NotificationsTable {
   created_at: Generated<Date>;
 }
 
+export interface AffiliatesTable {
+  id: GeneratedBigint;
+  name: string;
+  contact_person: Generated<string>;
+  contact_email: Generated<string>;
+  description: Generated<string>;
+  webhook_url: string | null;
+  signing_secret_enc: string | null;
+  status: Generated<'active' | 'inactive' | 'paused'>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  deleted_at: Timestamp | null;
+}
+
+export interface AffiliateTokensTable {
+  id: GeneratedBigint;
+  affiliate_id: Bigint;
+  name: string;
+  /** SHA-256 (hex) of the token; the token itself is never stored (D17). */
+  token_hash: string;
+  token_prefix: string;
+  token_suffix: string;
+  ip_whitelist: ColumnType<string[], string[] | undefined, string[]>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  last_used: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface ExternalIdempotencyKeysTable {
+  token_id: Bigint;
+  route: string;
+  key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: Json;
+  created_at: Generated<Date>;
+}
+
+export type PostbackEvent = 'LEAD' | 'REGISTRATION' | 'PURCHASE' | 'ADD_TO_CART' | 'STATUS';
+
+export interface PostbackEventsTable {
+  id: GeneratedBigint;
+  affiliate_id: Bigint;
+  client_id: Bigint;
+  event: PostbackEvent;
+  payload: Json;
+  status: Generated<'pending' | 'delivered' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  last_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  created_at: Generated<Date>;
+}
+
+export interface LeadImportsTable {
+  id: Generated<string>;
+  created_by: string | null;
+  file_name: string;
+  total_processed: number;
+  clients_created: number;
+  duplicates_found: number;
+  skipped_incomplete: number;
+  rejected_csv: Generated<string>;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -284,6 +367,11 @@ export interface Database {
   comments: CommentsTable;
   reminders: RemindersTable;
   notifications: NotificationsTable;
+  affiliates: AffiliatesTable;
+  affiliate_tokens: AffiliateTokensTable;
+  external_idempotency_keys: ExternalIdempotencyKeysTable;
+  postback_events: PostbackEventsTable;
+  lead_imports: LeadImportsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -7,12 +7,14 @@ import { RequireStaff } from '../../modules/auth/components/RequireStaff';
 import { CrmLayout } from '../../modules/layout/components/CrmLayout';
 import { NotFound } from '../../modules/ui/NotFound';
 import AccessPage from '../../pages/crm/AccessPage';
+import AffiliatesPage from '../../pages/crm/AffiliatesPage';
 import AuditPage from '../../pages/crm/AuditPage';
 import CalendarPage from '../../pages/crm/CalendarPage';
 import ClientCardPage from '../../pages/crm/ClientCardPage';
 import ClientsPage from '../../pages/crm/ClientsPage';
 import DashboardPage from '../../pages/crm/DashboardPage';
 import DepositHistoryPage from '../../pages/crm/DepositHistoryPage';
+import IntegrationPage from '../../pages/crm/IntegrationPage';
 import StaffPage from '../../pages/crm/StaffPage';
 import TradingAccountPage from '../../pages/crm/TradingAccountPage';
 import TradingAccountsPage from '../../pages/crm/TradingAccountsPage';
@@ -56,6 +58,8 @@ export default function CrmArea() {
               <Route path="applications" element={<WithdrawalRequestsPage />} />
               <Route path="history" element={<DepositHistoryPage />} />
               <Route path="calendar" element={<CalendarPage />} />
+              <Route path="integration" element={<IntegrationPage />} />
+              <Route path="affiliates" element={<AffiliatesPage />} />
               <Route path="staff" element={<StaffPage />} />
               <Route path="trading-management" element={<TradingManagementPage />} />
               <Route path="trading-accounts" element={<TradingAccountsPage />} />

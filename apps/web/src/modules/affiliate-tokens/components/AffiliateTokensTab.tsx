@@ -1,0 +1,4 @@
+// Placeholder: built by the lead-supply work (issue 10).
+export function AffiliateTokensTab() {
+  return null;
+}

@@ -1,0 +1,5 @@
+import { AffiliatesList } from '../../modules/affiliates/components/AffiliatesList';
+
+export default function AffiliatesPage() {
+  return <AffiliatesList />;
+}

@@ -32,6 +32,7 @@ describe.runIf(browserAvailable())('reminder calendar', () => {
     const { page, problems } = await signIn();
     // Three reminders of one new client, tomorrow, so the default period (today to today + 7) holds them.
     const created = await page.request.post(`${server.url}/api/clients`, {
+      headers: { origin: server.url },
       data: {
         name: `Calendar Client ${Date.now()}`,
         email: `cal.${Date.now()}@e2e.test`,
@@ -45,6 +46,7 @@ describe.runIf(browserAvailable())('reminder calendar', () => {
       const at = new Date(Date.now() + 24 * 3600_000);
       at.setUTCHours(hour, 0, 0, 0);
       const res = await page.request.post(`${server.url}/api/clients/${clientId}/reminders`, {
+        headers: { origin: server.url },
         data: { title: `${tag} #${i + 1}`, description: 'e2e', scheduled_time: at.toISOString() },
       });
       expect(res.status()).toBe(201);

@@ -57,6 +57,7 @@ describe.runIf(browserAvailable())('notifications and the client card', () => {
 
   async function newClient(page: Page, name: string): Promise<number> {
     const res = await page.request.post(`${server.url}/api/clients`, {
+      headers: { origin: server.url },
       data: {
         name,
         email: `${name.toLowerCase().replace(/\W+/g, '.')}@e2e.test`,
@@ -160,7 +161,8 @@ describe.runIf(browserAvailable())('notifications and the client card', () => {
     ).json()) as {
       items: { id: number }[];
     };
-    for (const n of existing.items) await manager.page.request.delete(`${server.url}/api/notifications/${n.id}`);
+    for (const n of existing.items)
+      await manager.page.request.delete(`${server.url}/api/notifications/${n.id}`, { headers: { origin: server.url } });
     await manager.page.reload();
     await manager.page.getByTestId('page-title').waitFor();
     expect(await manager.page.getByTestId('notifications-bell').count()).toBe(0);
@@ -168,6 +170,7 @@ describe.runIf(browserAvailable())('notifications and the client card', () => {
     const names = [`Assigned One ${Date.now()}`, `Assigned Two ${Date.now()}`];
     const ids = [await newClient(admin.page, names[0]!), await newClient(admin.page, names[1]!)];
     const res = await admin.page.request.post(`${server.url}/api/clients/bulk-assign-manager`, {
+      headers: { origin: server.url },
       data: { client_ids: ids, assigned_manager: salesManagerId },
     });
     expect(res.status()).toBe(200);

@@ -86,7 +86,12 @@ describe.each(dbKinds())('sign-in, sessions and registration on %s', (kind) => {
     const other = await t.login(u.email); // a second browser stays signed in
     const before = await t.auditCount('auth.logout');
 
-    const res = await t.inject({ method: 'POST', url: '/api/auth/logout', cookies: { session: token } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      cookies: { session: token },
+      headers: { host: 'crm.example.com', origin: 'https://crm.example.com' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true });
     const cleared = sessionCookie(res)!;
@@ -341,6 +346,26 @@ describe.each(dbKinds())('sign-in, sessions and registration on %s', (kind) => {
       headers: { host, origin: `https://${host}` },
     });
     expect(own.statusCode).toBe(200);
+  });
+
+  it('refuses a cookie-authenticated write that names no origin at all, but takes a same-origin Referer', async () => {
+    const u = await t.createUser('admin');
+    const host = 'crm.example.com';
+    const logout = (token: string, headers: Record<string, string>) =>
+      t.inject({ method: 'POST', url: '/api/auth/logout', cookies: { session: token }, headers: { host, ...headers } });
+
+    const token = await t.login(u.email);
+    // Today's attack: no Origin, no Referer (a request that hides where it comes from) rode on the cookie.
+    const bare = await logout(token, {});
+    expect(bare.statusCode).toBe(403);
+    expect(bare.json().code).toBe('bad_origin');
+    const foreignReferer = await logout(token, { referer: 'https://evil.example.net/page' });
+    expect(foreignReferer.statusCode).toBe(403);
+    expect((await t.inject({ method: 'GET', url: '/api/auth/me', cookies: { session: token } })).statusCode).toBe(200);
+
+    const ownReferer = await logout(token, { referer: `https://${host}/crm/clients` });
+    expect(ownReferer.statusCode).toBe(200);
+    expect((await t.inject({ method: 'GET', url: '/api/auth/me', cookies: { session: token } })).statusCode).toBe(401);
   });
 
   it('stores passwords as argon2id with m=19456, t=2, p=1', async () => {

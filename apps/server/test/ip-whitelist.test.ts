@@ -93,23 +93,29 @@ describe.each(dbKinds())('staff IP whitelist on %s', (kind) => {
     expect((await list(HOME)).statusCode).toBe(403);
 
     const blockedLogin = await loginFrom(member.email, HOME);
-    expect(blockedLogin.statusCode).toBe(403);
-    expect(blockedLogin.json().detail).toBe(`Доступ с IP-адреса ${HOME} запрещен`);
+    expect(blockedLogin.statusCode).toBe(401);
+    expect(blockedLogin.json().code).toBe('login_invalid');
     expect(sessionCookie(blockedLogin)).toBeUndefined();
     expect((await loginFrom(member.email, BRANCH)).statusCode).toBe(200);
   });
 
-  it('answers a staff login from outside the list identically whether the password is right or wrong', async () => {
+  it('answers a staff login from outside the list exactly like a wrong password, an unknown e-mail or a client', async () => {
     expect((await add('10.0.0.0/8')).statusCode).toBe(201);
     const someone = await t.createUser('retention_manager');
+    const client = await t.createUser('client');
     const right = await loginFrom(someone.email, HOME);
     const wrong = await loginFrom(someone.email, HOME, 'not-the-password');
-    for (const res of [right, wrong]) {
-      expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ detail: `Доступ с IP-адреса ${HOME} запрещен`, code: 'ip_not_allowed' });
+    // What an address outside the list could compare against: an e-mail nobody has, and a client's wrong password.
+    const unknown = await loginFrom('nobody-here@example.com', HOME, 'not-the-password');
+    const clientWrong = await loginFrom(client.email, HOME, 'not-the-password');
+    for (const res of [right, wrong, unknown, clientWrong]) {
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual(unknown.json());
+      expect(res.json().code).toBe('login_invalid');
       expect(sessionCookie(res)).toBeUndefined();
     }
     expect(right.body).toBe(wrong.body);
+    expect(right.body).toBe(unknown.body);
     // Every header the same, but the clock: the date and the caller's own rate-limit countdown and reset.
     const clockHeaders = new Set(['date', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
     const headersOf = (res: typeof right) =>
@@ -131,7 +137,7 @@ describe.each(dbKinds())('staff IP whitelist on %s', (kind) => {
     const someone = await t.createUser('sales_manager');
     for (let i = 0; i < 10; i += 1) {
       const res = await loginFrom(someone.email, HOME, i % 2 === 0 ? PASSWORD : `wrong-${i}`);
-      expect(res.statusCode, `attempt ${i + 1}`).toBe(403);
+      expect(res.statusCode, `attempt ${i + 1}`).toBe(401);
     }
     const right = await loginFrom(someone.email, HOME);
     const wrong = await loginFrom(someone.email, HOME, 'wrong-again');
@@ -382,7 +388,7 @@ describe.each(dbKinds())('clearing the whitelist from the command line on %s', (
         payload: { email: member.email, password: PASSWORD },
         remoteAddress: HOME,
       });
-    expect((await login()).statusCode).toBe(403);
+    expect((await login()).statusCode).toBe(401);
 
     const run = await runAdminCommand(t, ['clear-ip-whitelist']);
     t = run.t;

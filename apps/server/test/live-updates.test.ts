@@ -51,6 +51,7 @@ describe.each(dbKinds())('live updates on %s', (kind) => {
     await expectLedgerConsistent(app.t);
   });
   afterAll(() => app.close());
+  const httpBase = () => base.replace(/^ws:/, 'http:');
 
   it('sends an anonymous socket the current price at once, then the ticks of its assets only', async () => {
     const anon = await live();
@@ -93,7 +94,7 @@ describe.each(dbKinds())('live updates on %s', (kind) => {
 
   it("tells a client of its trade opened, its balance, then the settled result — and never another user's events", async () => {
     const mine = await live(`?token=${alice.token}`);
-    const theirs = await live('', { cookie: `session=${encodeURIComponent(bob.token)}` });
+    const theirs = await live('', { cookie: `session=${encodeURIComponent(bob.token)}`, origin: httpBase() });
     const anon = await live();
     app.clock.set(T0 + 8000);
     await app.pump();
@@ -123,6 +124,30 @@ describe.each(dbKinds())('live updates on %s', (kind) => {
     await anon.next((f) => f.type === 'pong');
     expect(theirs.frames).toEqual([{ type: 'pong' }]);
     expect(anon.frames).toEqual([{ type: 'pong' }]);
+  });
+
+  it("refuses a cookie socket opened by another site's page or naming no origin; a program's token needs none", async () => {
+    const cookie = `session=${encodeURIComponent(alice.token)}`;
+    // Today's attack: a page on another port of this host opened the socket with the victim's cookie.
+    const foreignPort = httpBase().replace(/:(\d+)$/, (_m, p: string) => `:${Number(p) + 1}`);
+    await expect(connectLive(`${base}/api/ws`, { cookie, origin: foreignPort })).rejects.toThrow('upgrade refused: 403');
+    await expect(connectLive(`${base}/api/ws`, { cookie, origin: 'https://evil.example.net' })).rejects.toThrow(
+      'upgrade refused: 403',
+    );
+    await expect(connectLive(`${base}/api/ws`, { cookie })).rejects.toThrow('upgrade refused: 403');
+    // The refusal is audited like any 403 to a signed-in caller.
+    const [row] = (await app.t.auditRows('access.denied')).slice(-1);
+    expect(row).toMatchObject({ entity_id: 'GET /api/ws', after: { reason: 'bad_origin' } });
+
+    // Our own page, and a program with ?token= or a Bearer header (no Origin), still get their events.
+    const own = await live('', { cookie, origin: httpBase() });
+    const byQuery = await live(`?token=${alice.token}`);
+    const byBearer = await live('', { authorization: `Bearer ${alice.token}` });
+    await app.pump();
+    const res = await placeTrade(app.t, alice.token, { direction: 'put', amount: 10, duration: 5, asset: 'EURUSD' });
+    expect(res.statusCode, res.body).toBe(201);
+    for (const s of [own, byQuery, byBearer]) await s.next((f) => f.type === 'trade.opened', 5000, 'trade.opened');
+    await app.settleAt(app.clock.now() + 10_000);
   });
 
   it('closes the socket of a session that ended, and refuses an unknown token', async () => {

@@ -36,7 +36,7 @@ interface RequestMeta {
  * Sign-in (decisions.md D8). An unknown e-mail and a wrong password get the same answer after the same work;
  * failures are counted per e-mail (known or not) and the 10th in a row locks it for 30 minutes, even against
  * the right password. Staff must also come from an address the whitelist allows; from any other address a staff
- * account gets the same refusal whether the password is right or wrong.
+ * account gets the wrong-password answer whether the password is right or wrong (the audit row tells which).
  */
 export async function login(
   deps: AppDeps,
@@ -116,7 +116,8 @@ export async function login(
         });
       }
     });
-    if (outsideWhitelist) throw forbidden('ip_not_allowed', { ip: meta.ip });
+    // Outside the whitelist a staff sign-in gets exactly the wrong-password answer (issue 9 finding 6, D8): the address
+    // learns neither that the account exists nor whether the password was right.
     throw new HttpError(401, 'login_invalid');
   }
 

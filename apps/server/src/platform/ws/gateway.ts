@@ -15,6 +15,7 @@ import type { WebSocket } from 'ws';
 import type { AppDeps } from '../deps.js';
 import { scopeClients } from '../access/client-scope.js';
 import { actorFromUser, type Actor } from '../auth/actor.js';
+import { fromOwnPages } from '../auth/guard.js';
 import { resolveSession } from '../auth/sessions.js';
 import type { BusEvent } from '../bus/index.js';
 import { HttpError } from '../http/errors.js';
@@ -206,6 +207,9 @@ export async function registerLiveGateway(
           };
         }
         const auth = request.auth;
+        // A browser opens a socket to any site with that site's cookie (no CORS for WebSockets): a cookie-authenticated
+        // socket must come from our own pages (issue 9 finding 3). A program with Bearer or ?token= may omit Origin.
+        if (auth?.via === 'cookie' && !fromOwnPages(request)) throw new HttpError(403, 'bad_origin');
         if (auth && isStaffRole(auth.user.role) && !(await deps.whitelist.allows(request.ip))) {
           throw new HttpError(403, 'ip_not_allowed', { ip: request.ip });
         }

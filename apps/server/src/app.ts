@@ -15,6 +15,7 @@ import {
   frameworkErrorHandler,
   registerErrorHandler,
   registerInputChecks,
+  registerJsonParser,
   registerNotFound,
 } from './platform/http/error-handler.js';
 import { loggerOptions } from './platform/http/logging.js';
@@ -93,6 +94,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   };
 
   registerErrorHandler(app);
+  registerJsonParser(app);
   registerInputChecks(app);
   await registerSecurityHeaders(app);
   await app.register(cookie);
@@ -132,7 +134,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await registerLiveGateway(app, deps, (symbol) => engine.prices.latest(symbol));
   await app.register(priceRoutes, { deps, engine });
   await app.register(tradingRoutes, { engine });
-  await app.register(tradingAdminRoutes, { engine });
+  await app.register(tradingAdminRoutes, { engine, manualCreditMaxCents: Math.round(config.MANUAL_CREDIT_MAX * 100) });
   await app.register(withdrawalRoutes, { deps });
   await app.register(depositMethodRoutes, { deps });
   await app.register(clientMessageRoutes, { deps });

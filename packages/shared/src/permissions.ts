@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   'calendar.view': ALL_STAFF,
   /** Withdrawal requests (Applications) and deposit history (History): menu and routes. */
   'finance.view': except('team_lead_sales', 'sales_manager'),
+  /** Issue 9 (and the trust issue's four-eyes): confirming a client's identity; second approvals and confirmations. */
+  'finance.approve': ['superadmin', 'admin'],
   'integration.manage': ['superadmin', 'admin'],
   'affiliates.manage': ['superadmin', 'admin'],
   'staff.manage': ['superadmin', 'admin'],
@@ -132,6 +134,8 @@ export const API_ROUTES = {
   'POST /api/clients/:id/register-user': 'clients.view',
   'PUT /api/clients/:id/change-password': 'clients.view',
   'GET /api/clients/:id/summary': 'clients.view',
+  /** Issue 9 finding 1: confirm that a self-registration linked to this lead is the lead; credits its pending deposits. */
+  'POST /api/clients/:id/verify-identity': 'finance.approve',
   /** D12: the caller's own notifications. */
   'GET /api/notifications': 'crm.enter',
   'PUT /api/notifications/:id/read': 'crm.enter',

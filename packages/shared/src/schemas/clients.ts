@@ -51,6 +51,11 @@ export const clientSchema = z.object({
   updated_at: z.string(),
   registration_date: z.string().nullable(),
   last_comment_date: z.string().nullable(),
+  /**
+   * Issue 9 finding 1: false while a self-registration linked to an existing lead waits for a finance approver to
+   * confirm the client's identity (its earlier deposits uncredited, withdrawals refused).
+   */
+  identity_verified: z.boolean(),
 });
 export type Client = z.infer<typeof clientSchema>;
 

@@ -69,6 +69,16 @@ export const registerClientUserResponseSchema = z.object({
 });
 export type RegisterClientUserResponse = z.infer<typeof registerClientUserResponseSchema>;
 
+/** POST /api/clients/:id/verify-identity (issue 9 finding 1): the identity confirmed and what was credited with it. */
+export const verifyIdentityResponseSchema = z.object({
+  client_id: z.number().int(),
+  identity_verified: z.literal(true),
+  /** How many deposits recorded before the confirmation were credited now, and their sum in dollars. */
+  credited_deposits: z.number().int(),
+  credited_amount: z.number(),
+});
+export type VerifyIdentityResponse = z.infer<typeof verifyIdentityResponseSchema>;
+
 /** PUT /api/clients/:id/change-password (§7), body {new_password}. */
 export const clientChangePasswordSchema = z.strictObject({
   new_password: z

@@ -1,4 +1,10 @@
-import { departmentOfRole, type RegisterClientRequest, type RegisterStaffRequest, type User } from '@brokerage/shared';
+import {
+  departmentOfRole,
+  normalisePhone,
+  type RegisterClientRequest,
+  type RegisterStaffRequest,
+  type User,
+} from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
 import type { UserRow } from '../../platform/db/types.js';
@@ -204,6 +210,8 @@ export async function registerClient(
   const { db } = deps;
   const phone = input.phone?.trim() ?? '';
   const phoneDigits = digitsOf(phone);
+  // D17: a lead's phone is compared as E.164 (what was typed is kept for display).
+  const phoneE164 = normalisePhone(phone, deps.config.DEFAULT_PHONE_REGION);
   if (await emailTaken(deps, input.email)) throw conflict('email_taken');
 
   const existingLead = await db
@@ -225,7 +233,12 @@ export async function registerClient(
     const phoneClient = await db
       .selectFrom('clients')
       .select('id')
-      .where(sql`regexp_replace(phone, '\\D', '', 'g')`, '=', phoneDigits)
+      .where((eb) =>
+        eb.or([
+          eb(sql`regexp_replace(phone, '\\D', '', 'g')`, '=', phoneDigits),
+          ...(phoneE164 ? [eb('phone_e164', '=', phoneE164)] : []),
+        ]),
+      )
       .$if(existingLead !== undefined, (q) => q.where('id', '!=', existingLead!.id))
       .executeTakeFirst();
     if (phoneClient) throw conflict('phone_taken_client');
@@ -251,9 +264,19 @@ export async function registerClient(
         .executeTakeFirstOrThrow();
       let clientId: string | number;
       if (existingLead) {
+        // Issue 9 finding 1: anyone can type a lead's e-mail. The link keeps the sales history, but it is unverified:
+        // the lead's recorded deposits stay uncredited and withdrawals are refused until a finance approver confirms
+        // the identity (POST /api/clients/:id/verify-identity).
         await trx
           .updateTable('clients')
-          .set({ user_id: created.id, registration_date: sql`now()`, updated_at: sql`now()` })
+          .set({
+            user_id: created.id,
+            registration_date: sql`now()`,
+            updated_at: sql`now()`,
+            identity_verified: false,
+            identity_verified_at: null,
+            identity_verified_by: null,
+          })
           .where('id', '=', existingLead.id)
           .execute();
         clientId = existingLead.id;
@@ -264,6 +287,7 @@ export async function registerClient(
             name: input.name,
             email: input.email,
             phone,
+            phone_e164: phoneE164,
             country: '',
             campaign: '',
             source: 'website',
@@ -285,7 +309,11 @@ export async function registerClient(
         action: 'auth.register_client',
         entityType: 'client',
         entityId: clientId,
-        after: { user_id: created.id, linked_existing_lead: existingLead !== undefined },
+        after: {
+          user_id: created.id,
+          linked_existing_lead: existingLead !== undefined,
+          identity_verified: existingLead === undefined,
+        },
       });
       return created;
     })

@@ -6,10 +6,11 @@ import {
   recordIdParam,
   registerClientUserResponseSchema,
   registerClientUserSchema,
+  verifyIdentityResponseSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { changeClientPassword, clientSummary, registerClientUser } from './service.js';
+import { changeClientPassword, clientSummary, registerClientUser, verifyClientIdentity } from './service.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
 
@@ -43,6 +44,20 @@ export const clientAccountRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
       },
     },
     async (request) => changeClientPassword(deps.db, request.auth!.actor, request.params.id, request.body.new_password),
+  );
+
+  app.post(
+    '/api/clients/:id/verify-identity',
+    {
+      schema: {
+        tags: ['clients'],
+        summary:
+          "Confirm the identity of a client whose self-registration was linked to an existing lead: credits the lead's pending deposits and opens withdrawals",
+        params: recordIdParam,
+        response: { 200: verifyIdentityResponseSchema, ...errors },
+      },
+    },
+    async (request) => verifyClientIdentity(deps, request.auth!.actor, request.params.id),
   );
 
   app.get(

@@ -3,6 +3,7 @@ import {
   type ClientSummary,
   type RegisterClientUser,
   type RegisterClientUserResponse,
+  type VerifyIdentityResponse,
 } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
@@ -12,6 +13,9 @@ import { hashPassword } from '../../platform/auth/passwords.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
+import { creditPendingDeposits } from '../deposits/service.js';
+import { publishBalanceChanged } from '../ledger/live.js';
+import type { EventBus } from '../../platform/bus/index.js';
 import { openTradingAccount } from '../trading/service.js';
 
 /**
@@ -82,9 +86,17 @@ export async function registerClientUser(
         userId = created.id;
         outcome = 'created';
       }
+      // Staff registering the client is the identity check (issue 9 finding 1).
       await trx
         .updateTable('clients')
-        .set({ user_id: userId, registration_date: sql`now()`, updated_at: sql`now()` })
+        .set({
+          user_id: userId,
+          registration_date: sql`now()`,
+          updated_at: sql`now()`,
+          identity_verified: true,
+          identity_verified_at: sql`now()`,
+          identity_verified_by: actor.id,
+        })
         .where('id', '=', clientId)
         .execute();
       const accountId = await openTradingAccount(trx, { clientId, userId });
@@ -186,4 +198,77 @@ export async function clientSummary(db: Db, actor: Actor, clientId: number): Pro
       card_last4: w.card_last4,
     })),
   };
+}
+
+/**
+ * POST /api/clients/:id/verify-identity (finance.approve, issue 9 finding 1): a finance approver confirms that the
+ * platform user linked to this lead is the lead. The lead's deposits that waited are then credited to its trading
+ * account through the ledger, once each (reference deposit:<id>), in the same transaction; withdrawals open.
+ */
+export async function verifyClientIdentity(
+  deps: { db: Db; bus?: EventBus },
+  actor: Actor,
+  clientId: number,
+): Promise<VerifyIdentityResponse> {
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const client = await scopeClients(trx.selectFrom('clients'), actor)
+      .select(['clients.id', 'clients.user_id', 'clients.identity_verified'])
+      .where('clients.id', '=', clientId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!client) throw new HttpError(404, 'client_not_found');
+    if (client.identity_verified) throw new HttpError(409, 'identity_already_verified');
+    await trx
+      .updateTable('clients')
+      .set({
+        identity_verified: true,
+        identity_verified_at: sql`now()`,
+        identity_verified_by: actor.id,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', clientId)
+      .execute();
+    const account = await trx
+      .selectFrom('trading_accounts')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    const before = await trx
+      .selectFrom('deposits')
+      .select((eb) => [
+        eb.fn.countAll<string>().as('n'),
+        eb.fn.coalesce(eb.fn.sum<string>('amount_cents'), sql<string>`0`).as('cents'),
+      ])
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .where('credited_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const credited = account ? await creditPendingDeposits(trx, clientId, Number(account.id)) : 0;
+    const creditedCents = credited > 0 ? Number(before.cents) : 0;
+    await writeAudit(trx, actor, {
+      action: 'client.verify_identity',
+      entityType: 'client',
+      entityId: clientId,
+      before: { identity_verified: false },
+      after: {
+        identity_verified: true,
+        user_id: client.user_id,
+        credited_deposits: credited,
+        credited_amount: centsToDollars(creditedCents),
+      },
+    });
+    return {
+      accountId: account ? Number(account.id) : null,
+      body: {
+        client_id: clientId,
+        identity_verified: true as const,
+        credited_deposits: credited,
+        credited_amount: centsToDollars(creditedCents),
+      },
+    };
+  });
+  if (deps.bus && result.accountId !== null && result.body.credited_deposits > 0) {
+    await publishBalanceChanged(deps.db, deps.bus, [result.accountId]);
+  }
+  return result.body;
 }

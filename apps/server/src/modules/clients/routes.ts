@@ -113,7 +113,12 @@ export const clientsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         response: { 200: clientSchema, ...errors },
       },
     },
-    async (request) => updateClient(deps, request.params.id, request.body, request.auth!.actor),
+    async (request) => {
+      const client = await updateClient(deps, request.params.id, request.body, request.auth!.actor);
+      // A new manager changes who may watch the client's account live (issue 9 finding 4).
+      if (request.body.assigned_manager !== undefined) deps.bus.publish({ type: 'access.changed' });
+      return client;
+    },
   );
 
   app.post(
@@ -126,6 +131,10 @@ export const clientsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
         response: { 200: bulkAssignResponseSchema, ...errors },
       },
     },
-    async (request) => bulkAssignManager(deps, request.body, request.auth!.actor),
+    async (request) => {
+      const result = await bulkAssignManager(deps, request.body, request.auth!.actor);
+      deps.bus.publish({ type: 'access.changed' });
+      return result;
+    },
   );
 };

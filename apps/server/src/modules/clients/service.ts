@@ -53,6 +53,7 @@ export const CLIENT_COLUMNS = [
   'clients.updated_at',
   'clients.registration_date',
   'clients.last_comment_date',
+  'clients.identity_verified',
 ] as const;
 
 export type ClientRow = {
@@ -75,6 +76,7 @@ export type ClientRow = {
   updated_at: Date;
   registration_date: Date | null;
   last_comment_date: Date | null;
+  identity_verified: boolean;
 };
 
 export function toClient(r: ClientRow): Client {
@@ -98,6 +100,7 @@ export function toClient(r: ClientRow): Client {
     updated_at: iso(r.updated_at)!,
     registration_date: iso(r.registration_date),
     last_comment_date: iso(r.last_comment_date),
+    identity_verified: r.identity_verified,
   };
 }
 

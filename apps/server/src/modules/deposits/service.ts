@@ -39,7 +39,7 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 /** The client, locked for the transaction, if the actor may see it (D5); 404 otherwise. */
 async function lockClient(trx: Trx, actor: Actor, clientId: number) {
   const client = await scopeClients(trx.selectFrom('clients'), actor)
-    .select(['clients.id', 'clients.status'])
+    .select(['clients.id', 'clients.status', 'clients.identity_verified'])
     .where('clients.id', '=', clientId)
     .forUpdate()
     .executeTakeFirst();
@@ -177,7 +177,8 @@ export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate
     .where('client_id', '=', input.client_id)
     .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
-  const accountId = await accountOf(trx, input.client_id);
+  // An unconfirmed link to this lead (issue 9 finding 1) keeps its deposits pending until the identity is confirmed.
+  const accountId = client.identity_verified ? await accountOf(trx, input.client_id) : null;
   const row = await trx
     .insertInto('deposits')
     .values({
@@ -338,7 +339,14 @@ export async function deleteDeposit(deps: DepositDeps, actor: Actor, id: number)
  * account.
  */
 export async function creditPendingDeposits(trx: Db, clientId: number, accountId: number): Promise<number> {
-  await trx.selectFrom('clients').select('id').where('id', '=', clientId).forUpdate().executeTakeFirst();
+  const client = await trx
+    .selectFrom('clients')
+    .select('identity_verified')
+    .where('id', '=', clientId)
+    .forUpdate()
+    .executeTakeFirst();
+  // A registration linked to an existing lead gets its deposits only once a person confirmed who it is (finding 1).
+  if (!client?.identity_verified) return 0;
   const pending = await trx
     .selectFrom('deposits')
     .select(['id', 'amount_cents', 'created_by', 'notes'])

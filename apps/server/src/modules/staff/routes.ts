@@ -53,7 +53,12 @@ export const staffRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         response: { 200: staffMemberSchema, ...errors },
       },
     },
-    async (request) => updateUser(deps, request.params.id, request.body, request.auth!.actor),
+    async (request) => {
+      const member = await updateUser(deps, request.params.id, request.body, request.auth!.actor);
+      // A new role changes what the member's open sockets may watch (issue 9 finding 4).
+      deps.bus.publish({ type: 'access.changed' });
+      return member;
+    },
   );
 
   app.put(
@@ -84,6 +89,10 @@ export const staffRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         response: { 200: okSchema.extend({ unassigned_clients: z.number().int() }), ...errors },
       },
     },
-    async (request) => ({ ok: true as const, ...(await deleteUser(deps, request.params.id, request.auth!.actor)) }),
+    async (request) => {
+      const result = await deleteUser(deps, request.params.id, request.auth!.actor);
+      deps.bus.publish({ type: 'access.changed' });
+      return { ok: true as const, ...result };
+    },
   );
 };

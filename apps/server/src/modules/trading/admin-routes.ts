@@ -40,8 +40,16 @@ const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: erro
  * Trading administration (back-office.md §7 with decisions.md D1): permission trading.manage, and every account
  * reached through the client scope of D5. There is no call that settles a trade or picks its result.
  */
-export const tradingAdminRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = async (app, { engine }) => {
-  const deps: AdminDeps = { db: engine.tradingDeps().db, now: () => engine.now(), bus: engine.bus };
+export const tradingAdminRoutes: FastifyPluginAsyncZod<{
+  engine: TradingEngine;
+  manualCreditMaxCents: number;
+}> = async (app, { engine, manualCreditMaxCents }) => {
+  const deps: AdminDeps = {
+    db: engine.tradingDeps().db,
+    now: () => engine.now(),
+    bus: engine.bus,
+    manualCreditMaxCents,
+  };
 
   app.get(
     '/api/trading/admin/accounts',

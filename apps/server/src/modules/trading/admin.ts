@@ -36,6 +36,8 @@ export interface AdminDeps {
   now: () => Date;
   /** Live updates (D11): balance.changed after a void. */
   bus?: EventBus;
+  /** MANUAL_CREDIT_MAX in cents: the largest balance change a staff member may make at once (issue 9 finding 2). */
+  manualCreditMaxCents?: number;
 }
 
 /** Trading accounts joined with their clients, limited to the clients the actor may see. */
@@ -375,6 +377,11 @@ export async function changeBalance(
   }
   const before = await lockBalance(trx, accountId);
   const delta = input.action === 'set' ? amountCents - before : input.action === 'add' ? amountCents : -amountCents;
+  // Recorded deposits are not bounded by it; a change by hand is, however it is phrased (a 'set' counts its difference).
+  const max = deps.manualCreditMaxCents;
+  if (max !== undefined && Math.abs(delta) > max) {
+    throw new HttpError(400, 'balance_change_too_large', { max: centsToDollars(max).toFixed(2) });
+  }
   let entry: LedgerEntry | null = null;
   if (delta !== 0) {
     ({ entry } = await postEntry(trx, {

@@ -109,11 +109,20 @@ export async function createWithdrawRequest(
 ): Promise<CreateWithdrawResponse> {
   const account = await trx
     .selectFrom('trading_accounts')
-    .select(['id', 'client_id', 'balance_cents'])
+    .select(['id', 'client_id', 'balance_cents', 'status'])
     .where('user_id', '=', userId)
-    .forUpdate()
+    .forUpdate('trading_accounts')
     .executeTakeFirst();
   if (!account) throw new HttpError(404, 'trading_account_not_found');
+  // Issue 9 finding 7: a blocked account moves no money out (requests already filed stay for staff to process).
+  if (account.status === 'blocked') throw new HttpError(409, 'withdraw_account_blocked');
+  // Issue 9 finding 1: a registration linked to an existing lead pays out nothing until a person confirmed who it is.
+  const client = await trx
+    .selectFrom('clients')
+    .select('identity_verified')
+    .where('id', '=', Number(account.client_id))
+    .executeTakeFirstOrThrow();
+  if (!client.identity_verified) throw new HttpError(409, 'withdraw_identity_unverified');
 
   const failure = checkWithdrawal(input, Number(account.balance_cents), monthIn(deps.timeZone, deps.now()));
   if (failure) {
@@ -316,6 +325,77 @@ async function lockPending(trx: Trx, actor: Actor, id: number) {
   return row;
 }
 
+/** How far back a staff member's own work on a client's money or login bars them from approving its payouts. */
+const INVOLVEMENT_DAYS = 30;
+
+/**
+ * Issue 9 finding 2: who put money on an account, or could sign in as its client, must not be the one who lets it
+ * out. Answers the first reason this staff member may not approve this client's withdrawal (the label the 409 names),
+ * or null: in the last 30 days they made a balance change on the account, recorded or edited a deposit of the client,
+ * confirmed its identity (which credits its pending deposits), or changed its client's password.
+ */
+async function recentInvolvement(
+  trx: Trx,
+  actor: Actor,
+  clientId: number,
+  accountId: number,
+): Promise<'balance_change' | 'deposit_recorded' | 'deposit_edited' | 'identity_verified' | 'password_changed' | null> {
+  if (!actor.id) return null;
+  const since = sql<Date>`now() - make_interval(days => ${INVOLVEMENT_DAYS})`;
+  const balance = await trx
+    .selectFrom('ledger_entries')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'adjustment')
+    .where('actor_id', '=', actor.id)
+    .where('created_at', '>=', since)
+    .limit(1)
+    .executeTakeFirst();
+  if (balance) return 'balance_change';
+  const deposit = await trx
+    .selectFrom('deposits')
+    .select('id')
+    .where('client_id', '=', clientId)
+    .where('created_by', '=', actor.id)
+    .where('created_at', '>=', since)
+    .limit(1)
+    .executeTakeFirst();
+  if (deposit) return 'deposit_recorded';
+  const audited = await trx
+    .selectFrom('audit_log')
+    .select('action')
+    .where('actor_id', '=', actor.id)
+    .where('at', '>=', since)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('action', 'in', ['client.change_password', 'client.verify_identity']),
+          eb('entity_type', '=', 'client'),
+          eb('entity_id', '=', String(clientId)),
+        ]),
+        eb.and([
+          eb('action', '=', 'deposit.update'),
+          eb('entity_type', '=', 'deposit'),
+          eb(
+            'entity_id',
+            'in',
+            eb
+              .selectFrom('deposits')
+              .select(sql<string>`id::text`.as('id'))
+              .where('client_id', '=', clientId),
+          ),
+        ]),
+      ]),
+    )
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!audited) return null;
+  if (audited.action === 'client.change_password') return 'password_changed';
+  if (audited.action === 'client.verify_identity') return 'identity_verified';
+  return 'deposit_edited';
+}
+
 /** PUT /api/withdraw-requests/:id/approve: the hold becomes final (no balance change); who and when are recorded. */
 export async function approveWithdrawRequest(
   deps: WithdrawalDeps,
@@ -324,6 +404,8 @@ export async function approveWithdrawRequest(
 ): Promise<StaffWithdrawRequest> {
   return deps.db.transaction().execute(async (trx) => {
     const row = await lockPending(trx, actor, id);
+    const involvement = await recentInvolvement(trx, actor, Number(row.client_id), Number(row.account_id));
+    if (involvement) throw new HttpError(409, `withdraw_approver_${involvement}`);
     await trx
       .updateTable('withdraw_requests')
       .set({ status: 'approved', processed_by: actor.id, processed_at: sql`now()` })

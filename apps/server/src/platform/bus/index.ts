@@ -11,7 +11,12 @@ import type { Db } from '../db/index.js';
 export type BusEvent =
   /** A price of the feed; not routed to a user. `price` is the stored decimal string, `at` ISO 8601. */
   | { type: 'price.tick'; symbol: string; price: string; at: string }
-  | { type: LiveUserEventType; user_id: string; payload: Record<string, unknown> };
+  | { type: LiveUserEventType; user_id: string; payload: Record<string, unknown> }
+  /**
+   * Who sees which client may have changed (a reassignment, a staff member's role or deletion): every process
+   * re-checks its staff sockets' watched accounts at once (issue 9 finding 4).
+   */
+  | { type: 'access.changed' };
 
 export type BusHandler = (event: BusEvent) => void;
 

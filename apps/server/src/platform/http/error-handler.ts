@@ -80,16 +80,66 @@ export function frameworkErrorHandler(_error: FastifyError, request: FastifyRequ
   void send(reply, request, 400, 'bad_url');
 }
 
-/** Where a parsed body or query holds a string with U+0000, as a field path ('' at the top), or null. */
+/**
+ * Where a parsed body or query holds a string with U+0000, as a field path ('' at the top), or null. Walks with its own
+ * stack, never by recursion over the caller's input (a deeply nested body must not overflow the call stack).
+ */
 export function nulCharacterAt(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = nulCharacterAt(item, path ? `${path}.${key}` : key);
-      if (at !== null) return at;
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length > 0) {
+    const [item, at] = stack.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return at;
+    } else if (item && typeof item === 'object') {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i -= 1) {
+        const [key, child] = entries[i]!;
+        stack.push([child, at ? `${at}.${key}` : key]);
+      }
     }
   }
   return null;
+}
+
+/** The deepest nesting of objects and arrays a JSON body may have; the API's own bodies need 3 or 4. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether a JSON text nests objects/arrays deeper than `max`, by one pass over its characters (strings skipped), before
+ * anything parses it.
+ */
+export function jsonDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i += 1;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth -= 1;
+  }
+  return false;
+}
+
+/**
+ * JSON bodies: refused with 400 when nested deeper than MAX_JSON_DEPTH (issue 9 finding 5), then parsed by Fastify's
+ * own parser (prototype-poisoning protection kept).
+ */
+export function registerJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
+      done(new HttpError(400, 'json_too_deep', { max: MAX_JSON_DEPTH }), undefined);
+      return;
+    }
+    parse(request, text, done);
+  });
 }
 
 /**

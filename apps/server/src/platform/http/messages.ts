@@ -9,6 +9,10 @@ export const ERROR_MESSAGES = {
   body_too_large: { ru: 'Тело запроса слишком большое', en: 'The request body is too large' },
   bad_url: { ru: 'Некорректный адрес запроса', en: 'Malformed request URL' },
   invalid_character: { ru: '{field}: недопустимый символ', en: '{field}: contains a character that is not allowed' },
+  json_too_deep: {
+    ru: 'Тело запроса вложено слишком глубоко (не более {max} уровней)',
+    en: 'The request body is nested too deeply (at most {max} levels)',
+  },
   unsupported_media_type: { ru: 'Неподдерживаемый тип содержимого', en: 'Unsupported content type' },
   not_found: { ru: 'Не найдено', en: 'Not found' },
   route_not_found: { ru: 'Маршрут {route} не найден', en: 'Route {route} not found' },
@@ -75,6 +79,42 @@ export const ERROR_MESSAGES = {
     en: 'The trade is already closed: only an active trade can be voided',
   },
   balance_amount_invalid: { ru: 'Введите корректную сумму', en: 'Enter a valid amount' },
+  balance_change_too_large: {
+    ru: 'Изменение баланса больше допустимого: не более ${max} за одно изменение',
+    en: 'The balance change is larger than allowed: at most ${max} at a time',
+  },
+  withdraw_account_blocked: {
+    ru: 'Торговый счет заблокирован: вывод средств недоступен',
+    en: 'The trading account is blocked: withdrawals are not available',
+  },
+  withdraw_identity_unverified: {
+    ru: 'Вывод средств станет доступен после подтверждения личности сотрудником',
+    en: 'Withdrawals become available once staff have confirmed your identity',
+  },
+  withdraw_approver_balance_change: {
+    ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы меняли баланс этого счета. Одобрить должен другой сотрудник',
+    en: "You cannot approve this request: you changed this account's balance in the last 30 days. Another staff member must approve it",
+  },
+  withdraw_approver_deposit_recorded: {
+    ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы вносили депозит этого клиента. Одобрить должен другой сотрудник',
+    en: 'You cannot approve this request: you recorded a deposit of this client in the last 30 days. Another staff member must approve it',
+  },
+  withdraw_approver_deposit_edited: {
+    ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы изменяли депозит этого клиента. Одобрить должен другой сотрудник',
+    en: 'You cannot approve this request: you edited a deposit of this client in the last 30 days. Another staff member must approve it',
+  },
+  withdraw_approver_identity_verified: {
+    ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы подтверждали личность этого клиента. Одобрить должен другой сотрудник',
+    en: "You cannot approve this request: you confirmed this client's identity in the last 30 days. Another staff member must approve it",
+  },
+  withdraw_approver_password_changed: {
+    ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы меняли пароль этого клиента. Одобрить должен другой сотрудник',
+    en: "You cannot approve this request: you changed this client's password in the last 30 days. Another staff member must approve it",
+  },
+  identity_already_verified: {
+    ru: 'Личность клиента уже подтверждена',
+    en: "The client's identity is already confirmed",
+  },
   client_not_found: { ru: 'Клиент не найден', en: 'Client not found' },
   client_not_registered: {
     ru: 'У клиента нет пользователя торговой платформы: сначала зарегистрируйте его',

@@ -95,7 +95,57 @@ export async function registerLiveGateway(
     at,
   });
 
+  /**
+   * Issue 9 finding 4: a watch lasts only while the account's client is in the staff member's scope and their current
+   * role may manage trading. Re-read from the database (role and scope), for every socket with watches.
+   */
+  let rechecking: Promise<void> | null = null;
+  let recheckAgain = false;
+  const recheckWatches = (): Promise<void> => {
+    if (rechecking) {
+      recheckAgain = true;
+      return rechecking;
+    }
+    rechecking = (async () => {
+      do {
+        recheckAgain = false;
+        const watching = [...connections].filter((c) => c.watched.size > 0 && c.userId !== null);
+        if (watching.length === 0) continue;
+        const users = await deps.db
+          .selectFrom('users')
+          .selectAll()
+          .where(
+            'id',
+            'in',
+            watching.map((c) => c.userId!),
+          )
+          .where('deleted_at', 'is', null)
+          .execute();
+        const byId = new Map(users.map((u) => [u.id, u]));
+        for (const conn of watching) {
+          const user = byId.get(conn.userId!);
+          const actor = user ? actorFromUser(user, conn.ip) : null;
+          if (actor) conn.actor = actor;
+          const mayWatch = actor !== null && actor.role !== 'system' && can(actor.role, 'trading.manage');
+          for (const accountId of [...conn.watched.keys()]) {
+            const userId = mayWatch ? await accountUserInScope(actor, accountId) : undefined;
+            if (userId !== undefined && userId === conn.watched.get(accountId)) continue;
+            unwatch(conn, accountId);
+            send(conn, { type: 'error', detail: `watch_revoked:${accountId}` });
+          }
+        }
+      } while (recheckAgain);
+    })()
+      .catch((err: unknown) => app.log.warn({ err }, 'live watch re-check failed'))
+      .finally(() => (rechecking = null));
+    return rechecking;
+  };
+
   const onEvent = (event: BusEvent) => {
+    if (event.type === 'access.changed') {
+      void recheckWatches();
+      return;
+    }
     if (event.type === 'price.tick') {
       const watchers = bySymbol.get(event.symbol);
       if (!watchers) return;
@@ -171,6 +221,8 @@ export async function registerLiveGateway(
           drop(conn);
         }
       }
+      // A change the bus did not carry (a lost notification, a direct database edit) is caught here.
+      await recheckWatches();
     })()
       .catch((err: unknown) => app.log.warn({ err }, 'live sessions check failed'))
       .finally(() => (checking = false));

@@ -96,4 +96,52 @@ describe.each(dbKinds())('staff watching a client account on %s', (kind) => {
     client.send({ type: 'watch_account', account_id: alice.accountId });
     expect(await client.next((f) => f.type === 'error')).toEqual({ type: 'error', detail: 'forbidden' });
   });
+
+  it('drops a watch at once when the client is reassigned out of scope or the watcher loses the role (finding 4)', async () => {
+    const bob = await registerClient(app.t, 'Bob');
+    await fund(app.t, bob.accountId, 100_000);
+    const admin = (await app.t.userWithToken('superadmin')).token;
+    const manager = await app.t.userWithToken('retention_manager');
+    const colleague = await app.t.userWithToken('retention_manager');
+    const assign = (managerId: string) =>
+      app.t.inject({
+        method: 'PUT',
+        url: `/api/clients/${bob.clientId}`,
+        token: admin,
+        payload: { assigned_manager: managerId },
+      });
+    expect((await assign(manager.id)).statusCode).toBe(200);
+
+    const staff = await live(manager.token);
+    staff.send({ type: 'watch_account', account_id: bob.accountId });
+    expect(await staff.next((f) => f.type === 'watching')).toEqual({ type: 'watching', account_id: bob.accountId });
+
+    // Today's attack: after the reassignment GET of the account answered 404, but the socket kept hearing it.
+    expect((await assign(colleague.id)).statusCode).toBe(200);
+    const revoked = await staff.next((f) => f.type === 'error', 1000, 'watch revoked within 1 s');
+    expect(revoked).toEqual({ type: 'error', detail: `watch_revoked:${bob.accountId}` });
+    await app.pump();
+    const res = await placeTrade(app.t, bob.token, { direction: 'call', amount: 10, duration: 5, asset: 'EURUSD' });
+    expect(res.statusCode, res.body).toBe(201);
+    staff.send({ type: 'ping' });
+    await staff.next((f) => f.type === 'pong');
+    expect(staff.frames.some((f) => f.type === 'trade.opened' || f.type === 'balance.changed')).toBe(false);
+
+    // The colleague watches; a role change to one without trading.manage ends it just as fast.
+    const other = await live(colleague.token);
+    other.send({ type: 'watch_account', account_id: bob.accountId });
+    await other.next((f) => f.type === 'watching');
+    const demoted = await app.t.inject({
+      method: 'PUT',
+      url: `/api/users/${colleague.id}`,
+      token: admin,
+      payload: { name: 'Colleague', email: colleague.email, role: 'admin' },
+    });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+    expect(await other.next((f) => f.type === 'error', 1000, 'watch revoked after the role change')).toEqual({
+      type: 'error',
+      detail: `watch_revoked:${bob.accountId}`,
+    });
+    await app.settleAt(app.clock.now() + 10_000);
+  });
 });

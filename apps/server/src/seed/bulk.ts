@@ -434,6 +434,13 @@ export async function seedBulk(db: Db, options: BulkSeedOptions): Promise<BulkSe
   const sales = staff.filter((s) => departmentOfRole(s.role) === 'sales').map((s) => s.id);
   const retention = staff.filter((s) => departmentOfRole(s.role) === 'retention').map((s) => s.id);
   log(`staff: ${staff.length} managers and team leads (bulk.*@bulk.local)`);
+  // The partner leads below carry affiliate ids 1000–1039: the affiliates exist first (clients.affiliate_id is a
+  // reference), and the id sequence moves past them so affiliates created later never collide.
+  await sql`
+    insert into affiliates (id, name, status)
+    select g, 'Bulk partner ' || (g - 999), 'active' from generate_series(1000, 1039) g
+    on conflict (id) do nothing`.execute(db);
+  await sql`select setval('affiliates_id_seq', greatest((select max(id) from affiliates), 1039))`.execute(db);
 
   const base = Number(max ?? 0);
   const first = base + 1;

@@ -2,6 +2,7 @@ import {
   clientSummarySchema,
   okSchema,
   registerClientUserResponseSchema,
+  verifyIdentityResponseSchema,
   type RegisterClientUser,
   type ReminderUpdate,
   clientSchema,
@@ -199,6 +200,25 @@ export function useClientSummary(clientId: number) {
   return useQuery({
     queryKey: summaryKeys.forClient(clientId),
     queryFn: ({ signal }) => apiCall(clientSummarySchema, `/api/clients/${clientId}/summary`, { signal }),
+  });
+}
+
+/**
+ * POST /api/clients/:id/verify-identity (issue 9): confirms the identity of a self-registration linked to this lead;
+ * its pending deposits are credited, so the card, its deposits, summary and the list are refreshed.
+ */
+export function useVerifyIdentity(clientId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      apiCall(verifyIdentityResponseSchema, `/api/clients/${clientId}/verify-identity`, { method: 'POST' }),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: clientCardKeys.detail(clientId) }),
+        queryClient.invalidateQueries({ queryKey: depositKeys.all }),
+        queryClient.invalidateQueries({ queryKey: summaryKeys.forClient(clientId) }),
+        queryClient.invalidateQueries({ queryKey: clientKeys.all }),
+      ]),
   });
 }
 

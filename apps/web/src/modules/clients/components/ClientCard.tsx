@@ -18,6 +18,7 @@ import { ClientStatusBadge } from './ClientStatusBadge';
 import { CommentsCard } from './CommentsCard';
 import { DepositsCard } from './DepositsCard';
 import { EditClientModal, useErrorWithDetail } from './EditClientModal';
+import { IdentityAlert } from './IdentityAlert';
 import { RemindersCard } from './RemindersCard';
 
 const LIST_PATH = '/crm/clients';
@@ -204,6 +205,7 @@ export function ClientCard() {
       <Grid gutter="md">
         <Grid.Col span={{ base: 12, lg: 8 }}>
           <Stack gap="md">
+            <IdentityAlert client={data} />
             <MainInfoCard client={data} timeZone={user.business_timezone} />
             <DepositsCard clientId={data.id} timeZone={user.business_timezone} />
             <SimpleGrid cols={{ base: 1, xl: 2 }} spacing="md">

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { formatDateTime, formatMoney } from '../../../lib/format';
 import { ClientStatusBadge } from './ClientStatusBadge';
+import { IdentityBadge } from './IdentityAlert';
 import { clientCardPath, useManagerText, type ClientsViewProps } from './ClientsTable';
 
 function Field({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
@@ -68,6 +69,7 @@ export function ClientCards({ items, loading, showManager, timeZone }: ClientsVi
               <Text size="xs" c="dimmed" ff="monospace">
                 {t('clients.idLabel', { id: client.id })}
               </Text>
+              <IdentityBadge client={client} />
             </div>
             <ClientStatusBadge status={client.status} />
           </Group>

@@ -7,6 +7,7 @@ import { useNavigate } from 'react-router';
 import { formatDate, formatMoney, formatTime } from '../../../lib/format';
 import type { ClientSortField, SortOrder } from '../list-state';
 import { ClientStatusBadge } from './ClientStatusBadge';
+import { IdentityBadge } from './IdentityAlert';
 
 export interface ClientsViewProps {
   items: Client[];
@@ -234,9 +235,12 @@ export function ClientsTable({
                 </Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm" fw={500}>
-                  {client.name || dash}
-                </Text>
+                <Group gap={6} wrap="nowrap">
+                  <Text size="sm" fw={500}>
+                    {client.name || dash}
+                  </Text>
+                  <IdentityBadge client={client} />
+                </Group>
               </Table.Td>
               <Cell>{client.email ? <BreakableEmail email={client.email} /> : dash}</Cell>
               <Cell nowrap>{client.phone || dash}</Cell>

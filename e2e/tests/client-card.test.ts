@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, DESKTOP, launchBrowser, shot, watchConsole } from '../support/browser.js';
+import { browserAvailable, DESKTOP, launchBrowser, PHONE, shot, watchConsole } from '../support/browser.js';
+import { apiLogin } from '../support/demo.js';
 import { loginThroughUi } from '../support/flows.js';
 import { startServer, type RunningServer } from '../support/server.js';
 
@@ -163,6 +164,55 @@ describe.runIf(browserAvailable())('client card', () => {
     await reminder.getByTestId('reminder-complete').click();
     await expect.poll(() => reminder.getAttribute('data-status')).toBe('completed');
     await shot(page, 'client-card-reminders');
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+
+  it('shows an unconfirmed identity on the list and the card; confirming it credits the pending deposits', async () => {
+    // A lead with a recorded deposit, then a self-registration with the lead's e-mail (issue 9 finding 1).
+    const admin = await apiLogin(server, SUPERADMIN.email, SUPERADMIN.password);
+    const auth = { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' };
+    const email = `identity.${Date.now()}@e2e.test`;
+    const lead = await fetch(`${server.url}/api/clients`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'Проверка Личности', email, phone: '+77015550101', country: 'Казахстан' }),
+    });
+    expect(lead.status).toBe(201);
+    const clientId = ((await lead.json()) as { id: number }).id;
+    const deposit = await fetch(`${server.url}/api/deposits`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ client_id: clientId, amount: 120 }),
+    });
+    expect(deposit.status).toBe(201);
+    const reg = await fetch(`${server.url}/api/auth/register-client`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Someone', email, password: 'someone-123' }),
+    });
+    expect(reg.status).toBe(201);
+
+    const { page, problems } = await signIn();
+    await page.goto(`${server.url}/crm/clients/${clientId}`);
+    const alert = page.getByTestId('client-identity-unverified');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Личность не подтверждена');
+    await shot(page, 'client-identity-desktop');
+    await page.setViewportSize(PHONE);
+    await shot(page, 'client-identity-phone');
+    await page.setViewportSize(DESKTOP);
+
+    await page.getByTestId('client-verify-identity').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain(email);
+    await dialog.getByRole('button', { name: 'Подтвердить личность' }).click();
+    await expect.poll(() => page.getByText('Личность подтверждена. Зачислено депозитов: 1').count()).toBeGreaterThan(0);
+    await alert.waitFor({ state: 'detached' });
+    const balance = await fetch(`${server.url}/api/trading/balance`, {
+      headers: { authorization: `Bearer ${((await reg.json()) as { access_token: string }).access_token}` },
+    });
+    expect(((await balance.json()) as { balance: number }).balance).toBe(120);
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 });

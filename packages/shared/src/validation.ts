@@ -13,6 +13,8 @@ export const VALIDATION_MESSAGES = {
   invalid_role: { ru: 'Недопустимая роль', en: 'Invalid role' },
   invalid_value: { ru: 'Недопустимое значение', en: 'Invalid value' },
   invalid_type: { ru: 'Неверный тип значения', en: 'Wrong type of value' },
+  dates_both_or_neither: { ru: 'Укажите обе даты или ни одной', en: 'Give both dates or neither' },
+  date_from_after_date_to: { ru: 'Дата начала позже даты окончания', en: 'The start date is after the end date' },
 } as const;
 
 export type ValidationCode = keyof typeof VALIDATION_MESSAGES;

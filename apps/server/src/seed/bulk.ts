@@ -494,12 +494,12 @@ export async function seedBulk(db: Db, options: BulkSeedOptions): Promise<BulkSe
       const dep = await sql
         .raw(
           `insert into deposits (client_id, amount_cents, deposit_type, notes, created_by, created_by_name, created_at,
-             updated_at, credited_at)
+             updated_at, credited_at, attributed_manager)
            select c.id,
              case when i = 1 then 25000 + (${h(cid, 23)} % 76) * 1000 else 10000 + (hashint8extended(c.id, 24 + i) & 9223372036854775807) % 300 * 1000 end,
              case when i = 1 then 'ftd' else 'reload' end, '', c.assigned_manager, coalesce(u.name, 'Bulk seed'),
              c.created_at + (now() - c.created_at) * (i::float8 / (${n} + 1)),
-             c.created_at + (now() - c.created_at) * (i::float8 / (${n} + 1)), null
+             c.created_at + (now() - c.created_at) * (i::float8 / (${n} + 1)), null, c.assigned_manager
            from clients c
            left join users u on u.id = c.assigned_manager
            cross join lateral generate_series(1, ${n}) as i

@@ -1,45 +1,369 @@
-import type { DashboardResponse } from '@brokerage/shared';
-import { sql } from 'kysely';
+import {
+  can,
+  departmentOfRole,
+  type DashboardAffiliateRow,
+  type DashboardManagerRow,
+  type DashboardQuery,
+  type DashboardResponse,
+  type StaffRole,
+} from '@brokerage/shared';
+import { sql, type RawBuilder } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
+import { HttpError } from '../../platform/http/errors.js';
 import { centsToDollars } from '../../platform/money.js';
 import { utcOffset } from '../../platform/time.js';
 
-type Period = 'all' | 'today' | 'week' | 'month' | 'year';
+/** §9: campaigns without a name are grouped under this label. */
+export const UNNAMED_CAMPAIGN = 'Без названия';
+const MONTHS = 6;
 
-/** Overview figures over the clients the caller may see (D5), for the chosen period in the business time zone. */
-export async function dashboardOverview(deps: AppDeps, period: Period, actor: Actor): Promise<DashboardResponse> {
-  const tz = deps.config.BUSINESS_TIMEZONE;
-  let q = scopeClients(deps.db.selectFrom('clients'), actor);
+/** The instants a period or a date range covers, in the business time zone; null = open end. */
+function rangeOf(query: DashboardQuery, tz: string): { from: RawBuilder<Date> | null; to: RawBuilder<Date> | null } {
   const local = sql`(now() at time zone ${tz})`;
-  switch (period) {
-    case 'today':
-      q = q.where('created_at', '>=', sql<Date>`date_trunc('day', ${local}) at time zone ${tz}`);
-      break;
-    case 'week':
-      q = q.where('created_at', '>=', sql<Date>`now() - interval '7 days'`);
-      break;
-    case 'month':
-      q = q.where('created_at', '>=', sql<Date>`date_trunc('month', ${local}) at time zone ${tz}`);
-      break;
-    case 'year':
-      q = q.where('created_at', '>=', sql<Date>`date_trunc('year', ${local}) at time zone ${tz}`);
-      break;
+  if (query.date_from && query.date_to) {
+    return {
+      from: sql<Date>`(${query.date_from}::date)::timestamp at time zone ${tz}`,
+      to: sql<Date>`(${query.date_to}::date + 1)::timestamp at time zone ${tz}`,
+    };
   }
-  const row = await q
-    .select((eb) => [
-      eb.fn.countAll<string>().as('total'),
-      sql<string>`count(*) filter (where ftd)`.as('ftd'),
-      sql<string>`coalesce(sum(total_deposits_cents), 0)`.as('cents'),
+  switch (query.period) {
+    case 'today':
+      return { from: sql<Date>`date_trunc('day', ${local}) at time zone ${tz}`, to: null };
+    case 'week':
+      // §9's fallback bounds: the last 7 days.
+      return { from: sql<Date>`now() - interval '7 days'`, to: null };
+    case 'month':
+      return { from: sql<Date>`date_trunc('month', ${local}) at time zone ${tz}`, to: null };
+    case 'year':
+      return { from: sql<Date>`date_trunc('year', ${local}) at time zone ${tz}`, to: null };
+    default:
+      return { from: null, to: null };
+  }
+}
+
+const rate = (ftd: number, clients: number) => (clients === 0 ? 0 : Math.round((ftd / clients) * 1000) / 10);
+const n = (v: unknown) => Number(v ?? 0);
+
+/**
+ * GET /api/dashboard (back-office.md §2.4, issue 11): every figure computed by the database over the caller's client
+ * scope (D5). Clients are counted by created_at in the period and by their current manager; deposits by their date
+ * and by the manager they are attributed to (the client's manager when each was made). The superadmin's sections
+ * (departments, deleted managers, affiliates) and the manager filter are dashboard.extended; other roles get them empty.
+ */
+export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Actor): Promise<DashboardResponse> {
+  const tz = deps.config.BUSINESS_TIMEZONE;
+  const role = actor.role === 'system' ? null : actor.role;
+  const extended = can(role, 'dashboard.extended');
+  const managerIds = query.manager_id ?? [];
+  if (managerIds.length > 0 && !extended) throw new HttpError(403, 'forbidden');
+  if (managerIds.length > 0) {
+    const known = await deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', 'in', managerIds)
+      .where('role', 'not in', ['client'])
+      .execute();
+    if (known.length !== new Set(managerIds).size) throw new HttpError(400, 'dashboard_unknown_manager');
+  }
+  const { from, to } = rangeOf(query, tz);
+  const db = deps.db;
+
+  // The clients of the period in scope (and of the chosen managers).
+  const clients = () => {
+    let q = scopeClients(db.selectFrom('clients as c'), actor, 'c');
+    if (from) q = q.where('c.created_at', '>=', from);
+    if (to) q = q.where('c.created_at', '<', to);
+    if (managerIds.length > 0) q = q.where('c.assigned_manager', 'in', managerIds);
+    return q;
+  };
+  // The deposits of the period whose client is in scope (and attributed to the chosen managers).
+  const deposits = () => {
+    let q = scopeClients(
+      db.selectFrom('deposits as d').innerJoin('clients as c', 'c.id', 'd.client_id'),
+      actor,
+      'c',
+    ).where('d.deleted_at', 'is', null);
+    if (from) q = q.where('d.created_at', '>=', from);
+    if (to) q = q.where('d.created_at', '<', to);
+    if (managerIds.length > 0) q = q.where('d.attributed_manager', 'in', managerIds);
+    return q;
+  };
+  // The affiliate a lead belongs to: its affiliate_id, or (§3) the name after the last ' - ' of its campaign.
+  const suffixName = sql<string | null>`case when c.affiliate_id is null and c.campaign like '% - %'
+      then btrim(regexp_replace(c.campaign, '^.* - ', '')) end`;
+  const campaignName = sql<string>`btrim(case when c.affiliate_id is null and c.campaign like '% - %'
+      then regexp_replace(c.campaign, ' - [^-]*$', '') else c.campaign end)`;
+
+  const clientGroups = clients()
+    .select([
+      sql<number>`grouping(c.status, c.assigned_manager, c.affiliate_id)`.as('g'),
+      'c.status',
+      'c.assigned_manager',
+      'c.affiliate_id',
+      suffixName.as('suffix'),
+      campaignName.as('campaign'),
+      sql<string>`count(*)`.as('clients'),
+      sql<string>`count(*) filter (where c.ftd)`.as('ftd'),
     ])
+    .groupBy(
+      sql`grouping sets ((), (c.status), (c.assigned_manager), (c.affiliate_id, ${suffixName}, ${campaignName}))`,
+    )
+    .execute();
+
+  const depositGroups = deposits()
+    .select([
+      sql<number>`grouping(d.attributed_manager, c.affiliate_id)`.as('g'),
+      'd.attributed_manager',
+      'c.affiliate_id',
+      suffixName.as('suffix'),
+      campaignName.as('campaign'),
+      sql<string>`coalesce(sum(d.amount_cents), 0)`.as('cents'),
+      sql<string>`count(*)`.as('count'),
+      sql<string>`count(distinct d.client_id)`.as('clients'),
+    ])
+    .groupBy(sql`grouping sets ((), (d.attributed_manager), (c.affiliate_id, ${suffixName}, ${campaignName}))`)
+    .execute();
+
+  const balance = clients()
+    .innerJoin('trading_accounts as ta', 'ta.client_id', 'c.id')
+    .select(sql<string>`coalesce(sum(ta.balance_cents), 0)`.as('cents'))
     .executeTakeFirstOrThrow();
+
+  // The last six calendar months in the business time zone, whatever the period (scope and managers still apply).
+  const monthStart = sql<Date>`(date_trunc('month', now() at time zone ${tz}) - interval '${sql.raw(String(MONTHS - 1))} months') at time zone ${tz}`;
+  const monthOf = (col: RawBuilder<unknown>) => sql<string>`to_char(${col} at time zone ${tz}, 'YYYY-MM')`;
+  const monthlyClients = (() => {
+    let q = scopeClients(db.selectFrom('clients as c'), actor, 'c').where('c.created_at', '>=', monthStart);
+    if (managerIds.length > 0) q = q.where('c.assigned_manager', 'in', managerIds);
+    return q
+      .select([monthOf(sql`c.created_at`).as('month'), sql<string>`count(*)`.as('clients')])
+      .groupBy(sql`1`)
+      .execute();
+  })();
+  const monthlyDeposits = (() => {
+    let q = scopeClients(db.selectFrom('deposits as d').innerJoin('clients as c', 'c.id', 'd.client_id'), actor, 'c')
+      .where('d.deleted_at', 'is', null)
+      .where('d.created_at', '>=', monthStart);
+    if (managerIds.length > 0) q = q.where('d.attributed_manager', 'in', managerIds);
+    return q
+      .select([
+        monthOf(sql`d.created_at`).as('month'),
+        sql<string>`coalesce(sum(d.amount_cents), 0)`.as('cents'),
+        sql<string>`count(*)`.as('count'),
+      ])
+      .groupBy(sql`1`)
+      .execute();
+  })();
+  const months = sql<{
+    month: string;
+  }>`select to_char(date_trunc('month', now() at time zone ${tz}) - make_interval(months => m), 'YYYY-MM') as month
+      from generate_series(${MONTHS - 1}, 0, -1) as m`.execute(db);
+  const rangeText = sql<{ from: string | null; to: string | null }>`select
+      to_char(${from ?? sql`null::timestamptz`} at time zone ${tz}, 'YYYY-MM-DD') as from,
+      to_char(coalesce(${to ?? sql`null::timestamptz`} - interval '1 microsecond', now()) at time zone ${tz}, 'YYYY-MM-DD') as to`.execute(
+    db,
+  );
+
+  const staff = extended
+    ? db
+        .selectFrom('users')
+        .select(['id', 'name', 'role', 'department', 'deleted_at'])
+        .where('role', 'not in', ['client', 'superadmin', 'admin'])
+        .execute()
+    : Promise.resolve([]);
+  const affiliates = extended
+    ? db.selectFrom('affiliates').select(['id', 'name', 'status', 'deleted_at']).execute()
+    : Promise.resolve([]);
+
+  const [cg, dg, bal, mc, md, ms, rt, members, affs] = await Promise.all([
+    clientGroups,
+    depositGroups,
+    balance,
+    monthlyClients,
+    monthlyDeposits,
+    months,
+    rangeText,
+    staff,
+    affiliates,
+  ]);
+
+  // grouping(a, b, c) is a bit mask: 0 = every column grouped; the set that grouped only one column has the others set.
+  const totalClients = cg.find((r) => n(r.g) === 7);
+  const byStatus = cg.filter((r) => n(r.g) === 3);
+  const byManager = new Map(cg.filter((r) => n(r.g) === 5).map((r) => [r.assigned_manager, r]));
+  const byLeadSource = cg.filter((r) => n(r.g) === 6);
+  const totalDeposits = dg.find((r) => n(r.g) === 3);
+  const depositsByManager = new Map(dg.filter((r) => n(r.g) === 1).map((r) => [r.attributed_manager, r]));
+  const depositsBySource = dg.filter((r) => n(r.g) === 2);
+
+  const total = n(totalClients?.clients);
+  const ftd = n(totalClients?.ftd);
+
+  const managerRow = (m: { id: string; name: string; role: string }): DashboardManagerRow => {
+    const c = byManager.get(m.id);
+    const d = depositsByManager.get(m.id);
+    return {
+      manager_id: m.id,
+      name: m.name,
+      role: m.role,
+      clients: n(c?.clients),
+      ftd: n(c?.ftd),
+      deposit_amount: centsToDollars(n(d?.cents)),
+      deposit_count: n(d?.count),
+    };
+  };
+  const departments: DashboardResponse['departments'] = { sales: [], retention: [] };
+  const deletedManagers: DashboardManagerRow[] = [];
+  for (const m of members) {
+    if (managerIds.length > 0 && !managerIds.includes(m.id)) continue;
+    if (m.deleted_at !== null) {
+      const d = depositsByManager.get(m.id);
+      if (!d) continue;
+      // A deleted member keeps the deposits attributed to them; their clients are the distinct clients of those.
+      deletedManagers.push({ ...managerRow(m), clients: n(d.clients), ftd: 0 });
+      continue;
+    }
+    const department = m.department ?? departmentOfRole(m.role as StaffRole);
+    if (department === 'sales' || department === 'retention') departments[department].push(managerRow(m));
+  }
+  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name, 'ru');
+  departments.sales.sort(byName);
+  departments.retention.sort(byName);
+  deletedManagers.sort(byName);
+
   return {
     overview: {
-      total_clients: Number(row.total),
-      ftd_clients: Number(row.ftd),
-      total_deposit_amount: centsToDollars(row.cents),
+      total_clients: total,
+      ftd_clients: ftd,
+      deposit_count: n(totalDeposits?.count),
+      total_deposit_amount: centsToDollars(n(totalDeposits?.cents)),
+      total_trading_balance: centsToDollars(n(bal.cents)),
+      conversion_rate: rate(ftd, total),
     },
+    departments,
+    deleted_managers: deletedManagers,
+    affiliates: extended ? affiliateRows(affs, byLeadSource, depositsBySource) : [],
+    monthly: ms.rows.map(({ month }) => {
+      const c = mc.find((r) => r.month === month);
+      const d = md.find((r) => r.month === month);
+      return {
+        month,
+        clients: n(c?.clients),
+        deposit_amount: centsToDollars(n(d?.cents)),
+        deposit_count: n(d?.count),
+      };
+    }),
+    status_breakdown: byStatus
+      .map((r) => ({ status: r.status, clients: n(r.clients) }))
+      .sort((a, b) => b.clients - a.clients || a.status.localeCompare(b.status)),
+    range: { from: rt.rows[0]?.from ?? null, to: rt.rows[0]?.to ?? null },
     timezone: { timezone: tz, offset: utcOffset(tz) },
   };
 }
+
+interface SourceRow {
+  affiliate_id: string | number | null;
+  suffix: string | null;
+  campaign: string;
+  clients?: string;
+  ftd?: string;
+  cents?: string;
+}
+
+/**
+ * §2.4 'Аффилейты': every affiliate (a deleted one only while it has leads in the period), and the names that leads
+ * without an affiliate carry after ' - ' in their campaign (§3), under affiliate_id null; each with its campaigns.
+ * Status: the affiliate's own, 'deleted' for a deleted affiliate or a name no affiliate has (§4).
+ */
+function affiliateRows(
+  affiliates: {
+    id: string | number;
+    name: string;
+    status: 'active' | 'inactive' | 'paused';
+    deleted_at: Date | null;
+  }[],
+  leads: SourceRow[],
+  deposits: SourceRow[],
+): DashboardAffiliateRow[] {
+  type Acc = DashboardAffiliateRow & { byCampaign: Map<string, DashboardAffiliateRow['campaigns'][number]> };
+  const rows = new Map<string, Acc>();
+  const liveByName = new Map(
+    affiliates.filter((a) => a.deleted_at === null).map((a) => [a.name.trim().toLowerCase(), a.status]),
+  );
+  const row = (key: string, init: () => Omit<Acc, 'byCampaign' | 'campaigns' | keyof typeof ZERO>): Acc => {
+    let acc = rows.get(key);
+    if (!acc) {
+      acc = { ...init(), ...ZERO, campaigns: [], byCampaign: new Map() };
+      rows.set(key, acc);
+    }
+    return acc;
+  };
+  for (const a of affiliates) {
+    if (a.deleted_at !== null) continue;
+    row(`id:${a.id}`, () => ({ affiliate_id: Number(a.id), name: a.name, status: a.status }));
+  }
+  const keyOf = (r: SourceRow): [string, () => Omit<Acc, 'byCampaign' | 'campaigns' | keyof typeof ZERO>] | null => {
+    if (r.affiliate_id !== null) {
+      const a = affiliates.find((x) => Number(x.id) === Number(r.affiliate_id));
+      return [
+        `id:${r.affiliate_id}`,
+        () => ({
+          affiliate_id: Number(r.affiliate_id),
+          name: a?.name ?? `#${r.affiliate_id}`,
+          status: !a || a.deleted_at !== null ? 'deleted' : a.status,
+        }),
+      ];
+    }
+    if (!r.suffix) return null;
+    const name = r.suffix;
+    return [
+      `name:${name.toLowerCase()}`,
+      () => ({ affiliate_id: null, name, status: liveByName.get(name.toLowerCase()) ?? 'deleted' }),
+    ];
+  };
+  const campaignOf = (acc: Acc, name: string) => {
+    const label = name.trim() || UNNAMED_CAMPAIGN;
+    let c = acc.byCampaign.get(label);
+    if (!c) {
+      c = { campaign: label, ...ZERO };
+      acc.byCampaign.set(label, c);
+    }
+    return c;
+  };
+  for (const r of leads) {
+    const key = keyOf(r);
+    if (!key) continue;
+    const acc = row(...key);
+    const c = campaignOf(acc, r.campaign);
+    for (const target of [acc, c]) {
+      target.clients += n(r.clients);
+      target.ftd += n(r.ftd);
+    }
+  }
+  for (const r of deposits) {
+    const key = keyOf(r);
+    if (!key) continue;
+    const acc = row(...key);
+    const c = campaignOf(acc, r.campaign);
+    acc.deposit_amount += n(r.cents);
+    c.deposit_amount += n(r.cents);
+  }
+  return [...rows.values()]
+    .map(({ byCampaign, ...acc }) => ({
+      ...acc,
+      deposit_amount: centsToDollars(acc.deposit_amount),
+      conversion_rate: rate(acc.ftd, acc.clients),
+      campaigns: [...byCampaign.values()]
+        .map((c) => ({
+          ...c,
+          deposit_amount: centsToDollars(c.deposit_amount),
+          conversion_rate: rate(c.ftd, c.clients),
+        }))
+        .sort((a, b) => b.clients - a.clients || a.campaign.localeCompare(b.campaign)),
+    }))
+    .sort((a, b) => b.clients - a.clients || a.name.localeCompare(b.name));
+}
+
+const ZERO = { clients: 0, ftd: 0, deposit_amount: 0, conversion_rate: 0 };

@@ -39,7 +39,7 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 /** The client, locked for the transaction, if the actor may see it (D5); 404 otherwise. */
 async function lockClient(trx: Trx, actor: Actor, clientId: number) {
   const client = await scopeClients(trx.selectFrom('clients'), actor)
-    .select(['clients.id', 'clients.status', 'clients.identity_verified'])
+    .select(['clients.id', 'clients.status', 'clients.identity_verified', 'clients.assigned_manager'])
     .where('clients.id', '=', clientId)
     .forUpdate()
     .executeTakeFirst();
@@ -189,6 +189,8 @@ export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate
       created_by: actor.id,
       created_by_name: actor.name,
       credited_at: accountId === null ? null : new Date(),
+      // The dashboard attributes the deposit to the manager who has the client now, for good (issue 11).
+      attributed_manager: client.assigned_manager,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

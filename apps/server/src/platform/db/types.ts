@@ -237,6 +237,8 @@ export interface DepositsTable {
   deleted_at: Timestamp | null;
   credited_at: Timestamp | null;
   revision: Generated<number>;
+  /** The client's assigned manager when the deposit was made (the dashboard's attribution, issue 11). */
+  attributed_manager: Generated<string | null>;
 }
 
 export interface CommentsTable {

@@ -111,6 +111,10 @@ export const ERROR_MESSAGES = {
     ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы меняли пароль этого клиента. Одобрить должен другой сотрудник',
     en: "You cannot approve this request: you changed this client's password in the last 30 days. Another staff member must approve it",
   },
+  dashboard_unknown_manager: {
+    ru: 'manager_id: такого сотрудника нет',
+    en: 'manager_id: no such staff member',
+  },
   identity_already_verified: {
     ru: 'Личность клиента уже подтверждена',
     en: "The client's identity is already confirmed",

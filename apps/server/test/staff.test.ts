@@ -467,6 +467,48 @@ describe.each(dbKinds())('staff management on %s', (kind) => {
     const refused = await t.inject({ method: 'GET', url: '/api/staff', token: client.token });
     expect(refused.statusCode).toBe(403);
   });
+
+  it("shows every manager's clients and the active ones: a deposit or a comment in the last 30 days", async () => {
+    const member = await t.createUser('retention_manager');
+    const lead = async (name: string, lastComment: Date | null) =>
+      Number(
+        (
+          await t.db
+            .insertInto('clients')
+            .values({
+              name,
+              email: `${name}@active.test`,
+              phone: '',
+              country: 'KZ',
+              campaign: '',
+              source: 'test',
+              notes: '',
+              status: 'new',
+              assigned_manager: member.id,
+              affiliate_id: null,
+              user_id: null,
+              registration_date: null,
+              last_comment_date: lastComment,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id,
+      );
+    const day = 24 * 3600 * 1000;
+    const withDeposit = await lead(`dep${Date.now()}`, null);
+    await lead(`old${Date.now()}`, new Date(Date.now() - 40 * day));
+    await lead(`new${Date.now()}`, new Date(Date.now() - 2 * day));
+    const deposit = await t.inject({
+      method: 'POST',
+      url: '/api/deposits',
+      token: superadmin.token,
+      payload: { client_id: withDeposit, amount: 10 },
+    });
+    expect(deposit.statusCode).toBe(201);
+    const list = await t.inject({ method: 'GET', url: '/api/users?per_page=100', token: superadmin.token });
+    const row = list.json().items.find((m: { id: string }) => m.id === member.id);
+    expect(row).toMatchObject({ clients_count: 3, active_clients_count: 2 });
+  });
 });
 
 /** The staff page list: server-side paging, search, role filter and the summary cards. */

@@ -11,6 +11,8 @@ export const staffMemberSchema = z.object({
   department: z.enum(['sales', 'retention']).nullable(),
   created_at: z.string(),
   clients_count: z.number().int(),
+  /** Clients assigned now with a deposit or a comment in the last 30 days (issue 11; decisions.md). */
+  active_clients_count: z.number().int(),
 });
 export type StaffMember = z.infer<typeof staffMemberSchema>;
 

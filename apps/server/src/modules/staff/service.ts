@@ -19,7 +19,7 @@ import { isUniqueViolation } from '../../platform/db/errors.js';
 import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
 import { emailTaken } from '../auth/service.js';
 
-export function toStaffMember(row: UserRow, clientsCount: number): StaffMember {
+export function toStaffMember(row: UserRow, clientsCount: number, activeClientsCount = 0): StaffMember {
   return {
     id: row.id,
     name: row.name,
@@ -29,6 +29,7 @@ export function toStaffMember(row: UserRow, clientsCount: number): StaffMember {
     department: row.department,
     created_at: new Date(row.created_at).toISOString(),
     clients_count: clientsCount,
+    active_clients_count: activeClientsCount,
   };
 }
 
@@ -64,6 +65,13 @@ export async function listUsers(deps: AppDeps, query: UsersQuery): Promise<Users
         .whereRef('clients.assigned_manager', '=', 'users.id')
         .as('clients_count'),
     )
+    // 'Active' (issue 11): assigned now, with a deposit or a comment in the last 30 days.
+    .select(
+      sql<string>`(select count(*) from clients c where c.assigned_manager = users.id
+        and (c.last_comment_date >= now() - interval '30 days'
+          or exists (select 1 from deposits d where d.client_id = c.id and d.deleted_at is null
+                     and d.created_at >= now() - interval '30 days')))`.as('active_clients_count'),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id')
     .limit(query.per_page)
@@ -71,7 +79,9 @@ export async function listUsers(deps: AppDeps, query: UsersQuery): Promise<Users
     .execute();
 
   return {
-    items: rows.map(({ clients_count, ...row }) => toStaffMember(row as UserRow, Number(clients_count ?? 0))),
+    items: rows.map(({ clients_count, active_clients_count, ...row }) =>
+      toStaffMember(row as UserRow, Number(clients_count ?? 0), Number(active_clients_count ?? 0)),
+    ),
     total: Number(total),
     summary: {
       total: count(staffOnly),

@@ -1,7 +1,8 @@
 import { ROLES, type AuditEntry } from '@brokerage/shared';
-import { ActionIcon, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Group, Table, Text, Tooltip } from '@mantine/core';
 import { IconEye } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { TableStateRows } from '../../ui/TableStateRows';
 import { formatDateTime } from '../../../lib/format';
 import { roleLabelKey } from '../../ui/role-label';
 import { auditActionLabel } from '../action-label';
@@ -38,25 +39,13 @@ export function AuditTable({
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {loading && items.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={COLUMNS}>
-                <Group justify="center" gap="sm" py="md">
-                  <Loader size="sm" />
-                  <Text>{t('audit.loading')}</Text>
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
-          {!loading && items.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={COLUMNS}>
-                <Text ta="center" c="dimmed" py="md">
-                  {t('audit.empty')}
-                </Text>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
+          <TableStateRows
+            loading={loading}
+            empty={items.length === 0}
+            columns={COLUMNS}
+            loadingText={t('audit.loading')}
+            emptyText={t('audit.empty')}
+          />
           {items.map((entry) => (
             <Table.Tr key={entry.id} data-testid="audit-row" data-action={entry.action}>
               <Table.Td>

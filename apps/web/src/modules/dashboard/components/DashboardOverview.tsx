@@ -1,29 +1,51 @@
-import { Alert, Anchor, Button, Group, Loader, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { IconCash, IconExternalLink, IconUserCheck, IconUsers } from '@tabler/icons-react';
-import { useState } from 'react';
+import { can } from '@brokerage/shared';
+import { Alert, Anchor, Button, Group, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import {
+  IconCash,
+  IconChartPie,
+  IconExternalLink,
+  IconReceipt,
+  IconUserCheck,
+  IconUsers,
+  IconWallet,
+} from '@tabler/icons-react';
+import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../../lib/api';
 import { DEFAULT_BUSINESS_TIME_ZONE, formatCount, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
 import { StatCard } from '../../ui/StatCard';
-import { DASHBOARD_PERIODS, useDashboard, type DashboardPeriod } from '../api/dashboard';
+import { filtersFromParams, paramsFromFilters, useDashboard, type DashboardFilters } from '../api/dashboard';
+import { DashboardCharts } from './DashboardCharts';
 import { DashboardClock } from './DashboardClock';
+import { DashboardFiltersBar } from './DashboardFiltersBar';
+import { DashboardSections } from './DashboardSections';
 
-function isPeriod(value: string | null): value is DashboardPeriod {
-  return value !== null && (DASHBOARD_PERIODS as readonly string[]).includes(value);
+function formatDay(day: string, lang: string): string {
+  return new Intl.DateTimeFormat(lang === 'en' ? 'en-GB' : 'ru-RU', { timeZone: 'UTC' }).format(
+    new Date(`${day}T00:00:00Z`),
+  );
 }
 
-/** §2.4 (greeting, clock, terminal link, period, stat cards). */
+/**
+ * §2.4 the dashboard: greeting, clock, terminal link, filters (kept in the URL), stat cards, charts and — for the
+ * superadmin (dashboard.extended) — the department, deleted-manager and affiliate sections. Every figure comes from
+ * GET /api/dashboard; the spec's in-browser fallback is not built (decisions.md).
+ */
 export function DashboardOverview() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const user = useCurrentUser();
-  const [period, setPeriod] = useState<DashboardPeriod>('all');
-  const dashboard = useDashboard(period);
-  const timeZone = dashboard.data?.timezone.timezone ?? DEFAULT_BUSINESS_TIME_ZONE;
-  const overview = dashboard.data?.overview;
+  const extended = can(user.role, 'dashboard.extended');
+  const [params, setParams] = useSearchParams();
+  const filters = filtersFromParams(params);
+  const setFilters = (next: DashboardFilters) => setParams(paramsFromFilters(next), { replace: true });
+  const dashboard = useDashboard(extended ? filters : { ...filters, managerIds: [], dateFrom: null, dateTo: null });
+  const data = dashboard.data;
+  const timeZone = data?.timezone.timezone ?? DEFAULT_BUSINESS_TIME_ZONE;
+  const overview = data?.overview;
 
   return (
-    <Stack gap="lg">
+    <Stack gap="lg" data-testid="dashboard">
       <Group justify="space-between" align="flex-start" wrap="wrap" gap="md">
         <Stack gap={4}>
           <Title order={2}>{t('dashboard.title')}</Title>
@@ -31,66 +53,107 @@ export function DashboardOverview() {
             {t('dashboard.welcome', { name: user.name || user.email })}
           </Text>
         </Stack>
-        <DashboardClock timeZone={timeZone} />
+        <Stack gap="xs" align="flex-end">
+          <DashboardClock timeZone={timeZone} />
+          <Anchor href="/trading" target="_blank" rel="noopener noreferrer" data-testid="open-trading">
+            <Group gap={6} wrap="nowrap">
+              <IconExternalLink size={16} />
+              {t('dashboard.openTrading')}
+            </Group>
+          </Anchor>
+        </Stack>
       </Group>
 
-      <Group justify="space-between" wrap="wrap" gap="sm">
-        <Select
-          label={t('dashboard.period')}
-          data={DASHBOARD_PERIODS.map((value) => ({ value, label: t(`dashboard.periods.${value}`) }))}
-          value={period}
-          onChange={(value) => isPeriod(value) && setPeriod(value)}
-          allowDeselect={false}
-          w={200}
-          data-testid="dashboard-period"
-        />
-        <Anchor href="/trading" target="_blank" rel="noopener noreferrer" data-testid="open-trading">
-          <Group gap={6} wrap="nowrap">
-            <IconExternalLink size={16} />
-            {t('dashboard.openTrading')}
-          </Group>
-        </Anchor>
-      </Group>
-
-      {dashboard.isPending ? (
-        <Group gap="sm" data-testid="dashboard-loading">
-          <Loader size="sm" />
-          <Text>{t('dashboard.loading')}</Text>
-        </Group>
+      <DashboardFiltersBar
+        value={filters}
+        onChange={setFilters}
+        extended={extended}
+        deletedManagers={data?.deleted_managers ?? []}
+      />
+      {data ? (
+        <Text size="sm" c="dimmed" data-testid="dashboard-range">
+          {data.range.from
+            ? t('dashboard.rangeLabel', {
+                from: formatDay(data.range.from, i18n.language),
+                to: formatDay(data.range.to ?? data.range.from, i18n.language),
+              })
+            : t('dashboard.rangeAll')}
+        </Text>
       ) : null}
+
       {dashboard.isError ? (
-        <Alert color="red" title={t('dashboard.loadError')}>
+        <Alert color="red" title={t('dashboard.loadError')} data-testid="dashboard-error">
           <Stack gap="xs" align="flex-start">
             <Text size="sm">{errorText(dashboard.error, '')}</Text>
             <Button size="xs" variant="light" onClick={() => void dashboard.refetch()}>
-              {t('common.retry')}
+              {t('dashboard.retry')}
             </Button>
           </Stack>
         </Alert>
       ) : null}
-      {overview ? (
-        <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="md" style={{ opacity: dashboard.isPlaceholderData ? 0.6 : 1 }}>
-          <StatCard
-            label={t('dashboard.totalClients')}
-            value={formatCount(overview.total_clients)}
-            icon={<IconUsers size={20} />}
-            testId="stat-total-clients"
-          />
-          <StatCard
-            label={t('dashboard.ftdClients')}
-            value={formatCount(overview.ftd_clients)}
-            icon={<IconUserCheck size={20} />}
-            color="teal"
-            testId="stat-ftd-clients"
-          />
-          <StatCard
-            label={t('dashboard.totalDeposits')}
-            value={formatMoney(overview.total_deposit_amount)}
-            icon={<IconCash size={20} />}
-            color="green"
-            testId="stat-total-deposits"
-          />
-        </SimpleGrid>
+
+      {dashboard.isPending ? (
+        <Stack gap="md" data-testid="dashboard-loading" aria-label={t('dashboard.loading')}>
+          <Text size="sm" c="dimmed">
+            {t('dashboard.loading')}
+          </Text>
+          <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
+            {Array.from({ length: 6 }, (_, i) => (
+              <Skeleton key={i} h={86} radius="md" />
+            ))}
+          </SimpleGrid>
+          <Skeleton h={300} radius="md" />
+        </Stack>
+      ) : null}
+
+      {overview && data ? (
+        <Stack gap="lg" style={{ opacity: dashboard.isPlaceholderData ? 0.6 : 1, transition: 'opacity 150ms' }}>
+          <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
+            <StatCard
+              label={t('dashboard.totalClients')}
+              value={formatCount(overview.total_clients)}
+              icon={<IconUsers size={20} />}
+              testId="stat-total-clients"
+            />
+            <StatCard
+              label={t('dashboard.ftdClients')}
+              value={formatCount(overview.ftd_clients)}
+              icon={<IconUserCheck size={20} />}
+              color="teal"
+              testId="stat-ftd-clients"
+            />
+            <StatCard
+              label={t('dashboard.conversion')}
+              value={`${overview.conversion_rate.toFixed(1)}%`}
+              icon={<IconChartPie size={20} />}
+              color="grape"
+              testId="stat-conversion"
+            />
+            <StatCard
+              label={t('dashboard.totalDeposits')}
+              value={formatMoney(overview.total_deposit_amount)}
+              icon={<IconCash size={20} />}
+              color="green"
+              testId="stat-total-deposits"
+            />
+            <StatCard
+              label={t('dashboard.depositCount')}
+              value={formatCount(overview.deposit_count)}
+              icon={<IconReceipt size={20} />}
+              color="cyan"
+              testId="stat-deposit-count"
+            />
+            <StatCard
+              label={t('dashboard.tradingBalance')}
+              value={formatMoney(overview.total_trading_balance)}
+              icon={<IconWallet size={20} />}
+              color="orange"
+              testId="stat-trading-balance"
+            />
+          </SimpleGrid>
+          <DashboardCharts data={data} extended={extended} />
+          {extended ? <DashboardSections data={data} /> : null}
+        </Stack>
       ) : null}
     </Stack>
   );

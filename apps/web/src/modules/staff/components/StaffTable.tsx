@@ -1,8 +1,9 @@
-import type { Role, StaffMember } from '@brokerage/shared';
-import { ActionIcon, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
+import { MANAGER_ROLES, type Role, type StaffMember } from '@brokerage/shared';
+import { ActionIcon, Group, Table, Text, Tooltip } from '@mantine/core';
 import { IconKey, IconPencil, IconTrash } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TableStateRows } from '../../ui/TableStateRows';
 import { formatDate } from '../../../lib/format';
 import { RoleBadge } from '../../ui/RoleBadge';
 
@@ -61,25 +62,13 @@ export function StaffTable({
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {loading && items.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={columns}>
-                <Group justify="center" gap="sm" py="md">
-                  <Loader size="sm" />
-                  <Text>{t('staff.loading')}</Text>
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
-          {!loading && items.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={columns}>
-                <Text ta="center" c="dimmed" py="md">
-                  {t('staff.empty')}
-                </Text>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
+          <TableStateRows
+            loading={loading}
+            empty={items.length === 0}
+            columns={columns}
+            loadingText={t('staff.loading')}
+            emptyText={t('staff.empty')}
+          />
           {items.map((member) => {
             const isSelf = member.id === viewer.id;
             return (
@@ -109,8 +98,8 @@ export function StaffTable({
                 </Table.Td>
                 <Table.Td>
                   <Text size="sm">
-                    {member.role === 'manager'
-                      ? t('staff.stats', { clients: member.clients_count, active: member.clients_count })
+                    {MANAGER_ROLES.includes(member.role)
+                      ? t('staff.stats', { clients: member.clients_count, active: member.active_clients_count })
                       : t('common.dash')}
                   </Text>
                 </Table.Td>

@@ -210,6 +210,69 @@ async function main(): Promise<void> {
     );
   }
 
+  // The dashboard (issue 11): GET /api/dashboard for all time, this month and three managers, beside the same
+  // statements (captured from the app's query log) run straight over pg at once, as the service runs them.
+  const dashboardTable: string[][] = [];
+  if (process.env.BENCH_DASHBOARD !== '0') {
+    const managers = await db
+      .selectFrom('clients')
+      .select('assigned_manager')
+      .where('assigned_manager', 'is not', null)
+      .groupBy('assigned_manager')
+      .orderBy(sql`count(*)`, 'desc')
+      .limit(3)
+      .execute();
+    const dashCases: [string, string][] = [
+      ['dashboard, all time', ''],
+      ['dashboard, this month', 'period=month'],
+      ['dashboard, 3 managers', managers.map((m) => `manager_id=${m.assigned_manager}`).join('&')],
+    ];
+    const rawDash = new pg.Pool({ connectionString: url, max: 10 });
+    console.log(`\nGET /api/dashboard as the superadmin, ${RUNS} runs each after 3 warm-up runs (ms)`);
+    for (const [label, qs] of dashCases) {
+      const path = `/api/dashboard${qs ? `?${qs}` : ''}`;
+      capture = [];
+      const first = await request('GET', path, { token });
+      const statements = capture;
+      capture = null;
+      if (first.status !== 200) throw new Error(`${path}: ${first.status} ${JSON.stringify(first.json)}`);
+      const direct = () => Promise.all(statements.map((st) => rawDash.query(st.sql, st.parameters as unknown[])));
+      const api = async () => {
+        const res = await request('GET', path, { token });
+        if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      };
+      for (let i = 0; i < 3; i++) {
+        await api();
+        await direct();
+      }
+      const apiMs: number[] = [];
+      const sqlMs: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        let t = performance.now();
+        await api();
+        apiMs.push(performance.now() - t);
+        t = performance.now();
+        await direct();
+        sqlMs.push(performance.now() - t);
+      }
+      const a = quantiles(apiMs);
+      const q = quantiles(sqlMs);
+      dashboardTable.push([
+        label,
+        String(statements.length),
+        a.p50.toFixed(1),
+        a.p95.toFixed(1),
+        q.p50.toFixed(1),
+        q.p95.toFixed(1),
+        (a.p95 / q.p95).toFixed(2),
+      ]);
+      console.log(
+        `${label.padEnd(44)} ${String(statements.length).padStart(2)} statements  API p50 ${a.p50.toFixed(1).padStart(6)} p95 ${a.p95.toFixed(1).padStart(6)}   SQL p50 ${q.p50.toFixed(1).padStart(6)} p95 ${q.p95.toFixed(1).padStart(6)}   ratio(p95) ${(a.p95 / q.p95).toFixed(2)}`,
+      );
+    }
+    await rawDash.end();
+  }
+
   let exportLine = 'export: not measured (BENCH_EXPORT=0)';
   if (!SKIP_EXPORT) {
     console.log('\nGET /api/clients/export/excel — the whole base');
@@ -267,6 +330,12 @@ async function main(): Promise<void> {
       '\n| Query | Total | API p50 | API p95 | SQL p50 | SQL p95 | Ratio (p95) | count(*) alone p50 |\n|---|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const r of table) console.log(`| ${r.join(' | ')} |`);
+    if (dashboardTable.length > 0) {
+      console.log(
+        '\n| Dashboard | Statements | API p50 | API p95 | SQL p50 | SQL p95 | Ratio (p95) |\n|---|---:|---:|---:|---:|---:|---:|',
+      );
+      for (const r of dashboardTable) console.log(`| ${r.join(' | ')} |`);
+    }
   }
 
   await db.updateTable('users').set({ deleted_at: new Date() }).where('id', '=', admin.id).execute();

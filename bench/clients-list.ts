@@ -81,10 +81,29 @@ function request(
   });
 }
 
-function quantiles(samples: number[]): { p50: number; p95: number } {
+type Q = { p50: number; p95: number };
+
+function quantiles(samples: number[]): Q {
   const s = [...samples].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
   return { p50: q(0.5), p95: q(0.95) };
+}
+
+/**
+ * Times `runs` alternations of the API call and its baseline (and an optional third probe), after 3 warm-up rounds,
+ * one after the other so neither loads the other; answers p50/p95 of each in ms.
+ */
+async function alternate(runs: number, ...probes: (() => Promise<unknown>)[]) {
+  for (let i = 0; i < 3; i++) for (const probe of probes) await probe();
+  const samples = probes.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [k, probe] of probes.entries()) {
+      const t = performance.now();
+      await probe();
+      samples[k]!.push(performance.now() - t);
+    }
+  }
+  return samples.map(quantiles);
 }
 
 async function main(): Promise<void> {
@@ -174,27 +193,8 @@ async function main(): Promise<void> {
       const res = await request('GET', path, { token });
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
     };
-    for (let i = 0; i < 3; i++) {
-      await api();
-      await direct();
-    }
-    const apiMs: number[] = [];
-    const sqlMs: number[] = [];
-    const countMs: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      let t = performance.now();
-      await api();
-      apiMs.push(performance.now() - t);
-      t = performance.now();
-      await direct();
-      sqlMs.push(performance.now() - t);
-      t = performance.now();
-      await raw.query(statements[0]!.sql, statements[0]!.parameters as unknown[]);
-      countMs.push(performance.now() - t);
-    }
-    const a = quantiles(apiMs);
-    const s = quantiles(sqlMs);
-    const c = quantiles(countMs);
+    const count = () => raw.query(statements[0]!.sql, statements[0]!.parameters as unknown[]);
+    const [a, s, c] = (await alternate(RUNS, api, direct, count)) as [Q, Q, Q];
     table.push([
       label,
       first.json!.total!.toLocaleString('en'),
@@ -241,22 +241,7 @@ async function main(): Promise<void> {
         const res = await request('GET', path, { token });
         if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
       };
-      for (let i = 0; i < 3; i++) {
-        await api();
-        await direct();
-      }
-      const apiMs: number[] = [];
-      const sqlMs: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        let t = performance.now();
-        await api();
-        apiMs.push(performance.now() - t);
-        t = performance.now();
-        await direct();
-        sqlMs.push(performance.now() - t);
-      }
-      const a = quantiles(apiMs);
-      const q = quantiles(sqlMs);
+      const [a, q] = (await alternate(RUNS, api, direct)) as [Q, Q];
       dashboardTable.push([
         label,
         String(statements.length),

@@ -109,47 +109,61 @@ export function DashboardOverview() {
       {overview && data ? (
         <Stack gap="lg" style={{ opacity: dashboard.isPlaceholderData ? 0.6 : 1, transition: 'opacity 150ms' }}>
           <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
-            <StatCard
-              label={t('dashboard.totalClients')}
-              value={formatCount(overview.total_clients)}
-              icon={<IconUsers size={20} />}
-              testId="stat-total-clients"
-            />
-            <StatCard
-              label={t('dashboard.ftdClients')}
-              value={formatCount(overview.ftd_clients)}
-              icon={<IconUserCheck size={20} />}
-              color="teal"
-              testId="stat-ftd-clients"
-            />
-            <StatCard
-              label={t('dashboard.conversion')}
-              value={`${overview.conversion_rate.toFixed(1)}%`}
-              icon={<IconChartPie size={20} />}
-              color="grape"
-              testId="stat-conversion"
-            />
-            <StatCard
-              label={t('dashboard.totalDeposits')}
-              value={formatMoney(overview.total_deposit_amount)}
-              icon={<IconCash size={20} />}
-              color="green"
-              testId="stat-total-deposits"
-            />
-            <StatCard
-              label={t('dashboard.depositCount')}
-              value={formatCount(overview.deposit_count)}
-              icon={<IconReceipt size={20} />}
-              color="cyan"
-              testId="stat-deposit-count"
-            />
-            <StatCard
-              label={t('dashboard.tradingBalance')}
-              value={formatMoney(overview.total_trading_balance)}
-              icon={<IconWallet size={20} />}
-              color="orange"
-              testId="stat-trading-balance"
-            />
+            {(
+              [
+                [
+                  'stat-total-clients',
+                  t('dashboard.totalClients'),
+                  formatCount(overview.total_clients),
+                  IconUsers,
+                  'blue',
+                ],
+                [
+                  'stat-ftd-clients',
+                  t('dashboard.ftdClients'),
+                  formatCount(overview.ftd_clients),
+                  IconUserCheck,
+                  'teal',
+                ],
+                [
+                  'stat-conversion',
+                  t('dashboard.conversion'),
+                  `${overview.conversion_rate.toFixed(1)}%`,
+                  IconChartPie,
+                  'grape',
+                ],
+                [
+                  'stat-total-deposits',
+                  t('dashboard.totalDeposits'),
+                  formatMoney(overview.total_deposit_amount),
+                  IconCash,
+                  'green',
+                ],
+                [
+                  'stat-deposit-count',
+                  t('dashboard.depositCount'),
+                  formatCount(overview.deposit_count),
+                  IconReceipt,
+                  'cyan',
+                ],
+                [
+                  'stat-trading-balance',
+                  t('dashboard.tradingBalance'),
+                  formatMoney(overview.total_trading_balance),
+                  IconWallet,
+                  'orange',
+                ],
+              ] as const
+            ).map(([testId, label, value, Icon, color]) => (
+              <StatCard
+                key={testId}
+                label={label}
+                value={value}
+                icon={<Icon size={20} />}
+                color={color}
+                testId={testId}
+              />
+            ))}
           </SimpleGrid>
           <DashboardCharts data={data} extended={extended} />
           {extended ? <DashboardSections data={data} /> : null}

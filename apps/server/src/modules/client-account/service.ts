@@ -13,6 +13,7 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { openTradingAccount } from '../trading/service.js';
+import { enqueuePostback } from '../postbacks/outbox.js';
 
 /**
  * The client card's platform user (back-office.md §2.6, §7, §8): 'Register user', 'Change password', and the card's
@@ -88,6 +89,8 @@ export async function registerClientUser(
         .where('id', '=', clientId)
         .execute();
       const accountId = await openTradingAccount(trx, { clientId, userId });
+      // D13/D17: an affiliate's lead became a platform user.
+      await enqueuePostback(trx, { clientId, event: 'REGISTRATION' });
       await writeAudit(trx, actor, {
         action: 'client.register_user',
         entityType: 'client',

@@ -71,6 +71,7 @@ export class PostbackWorker {
   private polling = false;
   private leader: LeaderLock | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private current: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: PostbackWorkerDeps) {}
 
@@ -203,7 +204,7 @@ export class PostbackWorker {
     this.polling = true;
     const loop = () => {
       if (!this.polling) return;
-      this.poll()
+      this.current = this.poll()
         .catch((err: unknown) => this.deps.log?.warn({ err }, 'postback poll failed'))
         .finally(() => {
           if (!this.polling) return;
@@ -218,6 +219,7 @@ export class PostbackWorker {
     this.polling = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.current;
     await Promise.allSettled([...this.inFlight]);
   }
 

@@ -68,8 +68,9 @@ export function parseOutboundUrl(raw: string, rules: OutboundRules): URL {
   } catch {
     throw new OutboundUrlError('url_invalid');
   }
-  if (!['https:', 'http:'].includes(url.protocol) || !url.hostname) throw new OutboundUrlError('url_invalid');
-  if (url.protocol !== 'https:' && !rules.allowPrivate) throw new OutboundUrlError('url_not_https', url.hostname);
+  const allowed = rules.allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!allowed.includes(url.protocol)) throw new OutboundUrlError('url_not_https', url.hostname);
+  if (!url.hostname) throw new OutboundUrlError('url_invalid');
   return url;
 }
 

@@ -142,7 +142,13 @@ describe.each(dbKinds())('affiliates on %s', (kind) => {
 
   const get = (url: string, who = admin) => t.inject({ method: 'GET', url, token: who });
   const put = (id: number, payload: object, who = admin, lang = 'en') =>
-    t.inject({ method: 'PUT', url: `/api/affiliates/${id}`, token: who, payload, headers: { 'accept-language': lang } });
+    t.inject({
+      method: 'PUT',
+      url: `/api/affiliates/${id}`,
+      token: who,
+      payload,
+      headers: { 'accept-language': lang },
+    });
   const list = async (): Promise<AffiliateItem[]> => {
     const res = await get('/api/affiliates');
     expect(res.statusCode, res.body).toBe(200);
@@ -326,9 +332,9 @@ describe.each(dbKinds())('affiliates on %s', (kind) => {
     const none = await t.inject({ method: 'POST', url: `/api/affiliates/${alpha}/rotate-secret`, token: admin });
     expect(none.statusCode).toBe(409);
     expect(none.json().detail).toMatch(/Webhook URL/);
-    expect((await t.inject({ method: 'POST', url: '/api/affiliates/987654/rotate-secret', token: admin })).statusCode).toBe(
-      404,
-    );
+    expect(
+      (await t.inject({ method: 'POST', url: '/api/affiliates/987654/rotate-secret', token: admin })).statusCode,
+    ).toBe(404);
   });
 
   it('only superadmin and admin manage affiliates', async () => {
@@ -415,7 +421,11 @@ describe.each(dbKinds())('affiliates on %s', (kind) => {
     expect(row.deleted_at).not.toBeNull();
     const kept = await t.db.selectFrom('clients').select('affiliate_id').where('affiliate_id', '=', alpha).execute();
     expect(kept).toHaveLength(4);
-    const events = await t.db.selectFrom('postback_events').select('status').where('affiliate_id', '=', alpha).execute();
+    const events = await t.db
+      .selectFrom('postback_events')
+      .select('status')
+      .where('affiliate_id', '=', alpha)
+      .execute();
     expect(events.map((e) => e.status)).toEqual(['failed']);
     const audit = await t.auditRows('affiliate.delete');
     expect(audit).toHaveLength(1);

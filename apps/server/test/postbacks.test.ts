@@ -149,7 +149,12 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
       expect(row).toMatchObject({ event: 'REGISTRATION', status: 'pending', attempts: 0 });
 
       expect(await tick(after(row, 0))).toEqual({ delivered: 0, retried: 1, failed: 0 });
-      expect(await last(client)).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, last_error: 'HTTP 500' });
+      expect(await last(client)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        last_status_code: 500,
+        last_error: 'HTTP 500',
+      });
       expect((await last(client)).next_attempt_at.getTime()).toBe(after(row, 10 * SECOND).getTime());
       // Not due yet: nothing is sent.
       expect(await tick(after(row, 5 * SECOND))).toEqual({ delivered: 0, retried: 0, failed: 0 });
@@ -200,13 +205,24 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
       const sent = receiver.to(path).at(-1)!;
       expect(sent.signatureValid).toBe(true);
       expect(Object.keys(bodyOf(sent))).toEqual(['event', 'client_id', 'status', 'ftd', 'amount', 'occurred_at']);
-      expect(bodyOf(sent)).toMatchObject({ event: 'PURCHASE', client_id: client, status: 'ftd', ftd: true, amount: 150.5 });
+      expect(bodyOf(sent)).toMatchObject({
+        event: 'PURCHASE',
+        client_id: client,
+        status: 'ftd',
+        ftd: true,
+        amount: 150.5,
+      });
 
       await deposit(20);
       const more = await last(client);
       expect(more.event).toBe('ADD_TO_CART');
       await tick(after(more, 0));
-      expect(bodyOf(receiver.to(path).at(-1)!)).toMatchObject({ event: 'ADD_TO_CART', status: 'ftd', ftd: true, amount: 20 });
+      expect(bodyOf(receiver.to(path).at(-1)!)).toMatchObject({
+        event: 'ADD_TO_CART',
+        status: 'ftd',
+        ftd: true,
+        amount: 20,
+      });
       expect(receiver.to(path).at(-1)!.signatureValid).toBe(true);
     });
 

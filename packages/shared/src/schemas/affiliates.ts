@@ -61,7 +61,9 @@ export const affiliateStatsSchema = z.object({
   avg_deposit: z.number(),
   campaigns: z.array(z.string()),
   /** Clients and FTD clients per campaign ('' for leads without one), most clients first; for the modal's chart. */
-  campaign_breakdown: z.array(z.object({ campaign: z.string(), clients: z.number().int(), ftd_clients: z.number().int() })),
+  campaign_breakdown: z.array(
+    z.object({ campaign: z.string(), clients: z.number().int(), ftd_clients: z.number().int() }),
+  ),
   /** The last 20 postback deliveries, newest first. */
   deliveries: z.array(postbackDeliverySchema),
 });

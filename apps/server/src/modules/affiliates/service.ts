@@ -45,7 +45,9 @@ function leadFigures(db: Db, actor: Actor) {
     .select([
       'clients.affiliate_id as affiliate_id',
       sql<string>`count(*)`.as('total_clients'),
-      sql<string[]>`coalesce(array_agg(distinct trim(clients.campaign)) filter (where trim(clients.campaign) <> ''), '{}')`.as(
+      sql<
+        string[]
+      >`coalesce(array_agg(distinct trim(clients.campaign)) filter (where trim(clients.campaign) <> ''), '{}')`.as(
         'campaigns',
       ),
     ])
@@ -139,26 +141,14 @@ export async function affiliateStats(db: Db, actor: Actor, id: number): Promise<
       .orderBy(sql`count(*)`, 'desc')
       .orderBy(sql`trim(clients.campaign)`)
       .execute(),
-    scopeClients(
-      db.selectFrom('deposits as d').innerJoin('clients', 'clients.id', 'd.client_id'),
-      actor,
-    )
+    scopeClients(db.selectFrom('deposits as d').innerJoin('clients', 'clients.id', 'd.client_id'), actor)
       .where('clients.affiliate_id', '=', id)
       .where('d.deleted_at', 'is', null)
       .select([sql<string>`coalesce(sum(d.amount_cents), 0)`.as('sum'), sql<string>`count(*)`.as('count')])
       .executeTakeFirstOrThrow(),
     db
       .selectFrom('postback_events')
-      .select([
-        'id',
-        'created_at',
-        'event',
-        'status',
-        'last_status_code',
-        'attempts',
-        'last_attempt_at',
-        'last_error',
-      ])
+      .select(['id', 'created_at', 'event', 'status', 'last_status_code', 'attempts', 'last_attempt_at', 'last_error'])
       .where('affiliate_id', '=', id)
       .orderBy('id', 'desc')
       .limit(20)
@@ -186,18 +176,16 @@ export async function affiliateStats(db: Db, actor: Actor, id: number): Promise<
       clients: Number(r.clients),
       ftd_clients: Number(r.ftd_clients),
     })),
-    deliveries: deliveries.map(
-      (d): PostbackDelivery => ({
-        id: Number(d.id),
-        created_at: iso(d.created_at)!,
-        event: d.event,
-        status: d.status,
-        last_status_code: d.last_status_code,
-        attempts: d.attempts,
-        last_attempt_at: iso(d.last_attempt_at),
-        last_error: d.last_error,
-      }),
-    ),
+    deliveries: deliveries.map((d): PostbackDelivery => ({
+      id: Number(d.id),
+      created_at: iso(d.created_at)!,
+      event: d.event,
+      status: d.status,
+      last_status_code: d.last_status_code,
+      attempts: d.attempts,
+      last_attempt_at: iso(d.last_attempt_at),
+      last_error: d.last_error,
+    })),
   };
 }
 
@@ -304,7 +292,11 @@ export async function rotateSigningSecret(
 export async function deleteAffiliate(db: Db, actor: Actor, id: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const current = await lockAffiliate(trx, id);
-    await trx.updateTable('affiliates').set({ deleted_at: sql`now()`, updated_at: sql`now()` }).where('id', '=', id).execute();
+    await trx
+      .updateTable('affiliates')
+      .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
     const revoked = await trx
       .updateTable('affiliate_tokens')
       .set({ revoked_at: sql`now()` })

@@ -216,7 +216,10 @@ export function filteredClients(deps: AppDeps, query: ClientFilters, actor: Acto
         eb(
           'clients.affiliate_id',
           'in',
-          eb.selectFrom('affiliates as af').select('af.id').where(sql`lower(trim(af.name))`, 'in', names),
+          eb
+            .selectFrom('affiliates as af')
+            .select('af.id')
+            .where(sql`lower(trim(af.name))`, 'in', names),
         ),
         eb.and([
           eb('clients.affiliate_id', 'is', null),

@@ -209,7 +209,11 @@ export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate
     await trx.updateTable('clients').set({ status: 'ftd' }).where('id', '=', input.client_id).execute();
   }
   // D13/D17: the affiliate learns of its lead's first deposit (PURCHASE) and of each later one (ADD_TO_CART).
-  await enqueuePostback(trx, { clientId: input.client_id, event: firstDeposit ? 'PURCHASE' : 'ADD_TO_CART', amountCents });
+  await enqueuePostback(trx, {
+    clientId: input.client_id,
+    event: firstDeposit ? 'PURCHASE' : 'ADD_TO_CART',
+    amountCents,
+  });
   const result = await answer(trx, id, accountId);
   await writeAudit(trx, actor, {
     action: 'deposit.create',

@@ -22,6 +22,11 @@ export const integrationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
       },
     },
     async (request) =>
-      testConnection({ db: deps.db, rules }, request.auth!.actor, request.body, langOf(request.headers['accept-language'])),
+      testConnection(
+        { db: deps.db, rules },
+        request.auth!.actor,
+        request.body,
+        langOf(request.headers['accept-language']),
+      ),
   );
 };

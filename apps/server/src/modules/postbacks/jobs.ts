@@ -252,7 +252,8 @@ export class PostbackWorker {
 /** A failure as stored in last_error: short, without the URL's query or any header (never the secret). */
 function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof OutboundUrlError) {
-    if (err.code === 'url_private_address') return `refused: ${err.host} resolves to a non-public address ${err.address}`;
+    if (err.code === 'url_private_address')
+      return `refused: ${err.host} resolves to a non-public address ${err.address}`;
     if (err.code === 'url_unresolvable') return `host not found: ${err.host}`;
     if (err.code === 'url_not_https') return 'refused: the webhook URL is not https';
     return 'refused: the webhook URL is not valid';

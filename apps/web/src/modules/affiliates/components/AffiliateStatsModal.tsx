@@ -110,6 +110,9 @@ function Deliveries({ items, timeZone }: { items: PostbackDelivery[]; timeZone: 
           </Table>
         </Table.ScrollContainer>
       )}
+      <Text size="xs" c="dimmed">
+        {tr('clients.timeZone', { zone: timeZone })}
+      </Text>
     </Stack>
   );
 }

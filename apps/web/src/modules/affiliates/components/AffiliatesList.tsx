@@ -2,6 +2,7 @@ import { AFFILIATE_STATUS_COLORS, type Affiliate } from '@brokerage/shared';
 import { ActionIcon, Badge, Code, Group, Paper, Table, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
+  IconAffiliate,
   IconChartBar,
   IconCopy,
   IconPencil,
@@ -103,7 +104,7 @@ export function AffiliatesList() {
           {
             label: t('cards.total'),
             value: figure(items.length),
-            icon: <IconPlugConnected size={18} />,
+            icon: <IconAffiliate size={18} />,
             testId: 'affiliates-card-total',
           },
           {

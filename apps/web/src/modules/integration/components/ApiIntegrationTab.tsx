@@ -36,7 +36,8 @@ function ResultAlert({ result }: { result: TestConnectionResponse }) {
       data-testid="api-test-result"
       data-ok={result.ok}
     >
-      {result.detail}
+      {/* The title says it all for an answer; without one, the server's reason (timeout, refused, TLS). */}
+      {result.status === null ? result.detail : null}
     </Alert>
   );
 }

@@ -20,7 +20,12 @@ interface Hit {
 }
 
 /** A partner's endpoint on 127.0.0.1: records each request and answers 200. */
-async function startReceiver(): Promise<{ url: string; hits: Hit[]; next: () => Promise<Hit>; close: () => Promise<void> }> {
+async function startReceiver(): Promise<{
+  url: string;
+  hits: Hit[];
+  next: () => Promise<Hit>;
+  close: () => Promise<void>;
+}> {
   const hits: Hit[] = [];
   const waiters: ((hit: Hit) => void)[] = [];
   const server = http.createServer((req, res) => {
@@ -67,7 +72,12 @@ describe.runIf(browserAvailable())('affiliates page', () => {
       const [a, b] = await db
         .insertInto('affiliates')
         .values([
-          { name: 'Alpha Leads', contact_person: 'Aruzhan Bekova', contact_email: 'aruzhan@alpha.test', status: 'active' },
+          {
+            name: 'Alpha Leads',
+            contact_person: 'Aruzhan Bekova',
+            contact_email: 'aruzhan@alpha.test',
+            status: 'active',
+          },
           { name: 'Beta Partners', contact_person: 'Ivan Petrov', contact_email: 'ivan@beta.test', status: 'paused' },
         ])
         .returning('id')
@@ -248,7 +258,9 @@ describe.runIf(browserAvailable())('affiliates page', () => {
     expect(hit.headers.authorization).toBe('Bearer sk_test_partner_42');
     await page.getByTestId('api-test-result').waitFor();
     expect(await page.getByTestId('api-test-result').getAttribute('data-ok')).toBe('true');
-    expect(await page.getByTestId('api-test-result').textContent()).toMatch(/Соединение установлено: HTTP 200 за \d+ мс/);
+    expect(await page.getByTestId('api-test-result').textContent()).toMatch(
+      /Соединение установлено: HTTP 200 за \d+ мс/,
+    );
     expect(await page.getByTestId('api-supported').textContent()).toContain('Пагинация');
     await shot(page, 'affiliates-api-tab-desktop');
 

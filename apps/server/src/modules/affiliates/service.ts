@@ -223,7 +223,17 @@ export async function updateAffiliate(
   input: AffiliateUpdate,
 ): Promise<AffiliateUpdateResponse> {
   const webhookInput = input.webhook_url === undefined ? undefined : (input.webhook_url ?? '').trim() || null;
-  const webhook = webhookInput ? await checkWebhook(webhookInput, deps.rules) : webhookInput;
+  // A new URL is checked (and resolved) before the transaction; the one already saved is not re-checked here (each
+  // delivery checks it), so a partner's DNS outage does not block editing the contact fields.
+  const saved = await deps.db
+    .selectFrom('affiliates')
+    .select('webhook_url')
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!saved) throw new HttpError(404, 'affiliate_not_found');
+  const webhook =
+    webhookInput && webhookInput !== saved.webhook_url ? await checkWebhook(webhookInput, deps.rules) : webhookInput;
   let secret: string | undefined;
   await deps.db.transaction().execute(async (trx) => {
     const current = await lockAffiliate(trx, id);

@@ -45,6 +45,10 @@ import { exportRoutes } from './modules/exports/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { NotificationWorker } from './modules/notifications/worker.js';
 import { clientAccountRoutes } from './modules/client-account/routes.js';
+import { affiliateRoutes } from './modules/affiliates/routes.js';
+import { integrationRoutes } from './modules/integration/routes.js';
+import { PostbackWorker } from './modules/postbacks/jobs.js';
+import { cardVaultFromConfig } from './platform/crypto/card-vault.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,6 +56,8 @@ declare module 'fastify' {
     engine: TradingEngine;
     /** Reminder notifications and the notification push (D12): started when the server listens; tests call tick(). */
     notificationWorker: NotificationWorker;
+    /** Affiliate postbacks (D13, D17): created stopped; main.ts starts it (one per cluster), tests call tick(now). */
+    postbackWorker: PostbackWorker;
   }
 }
 
@@ -140,6 +146,20 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(clientMessageRoutes, { deps });
   await app.register(siteContentRoutes, { deps, engine });
   await app.register(marketInfoRoutes, { deps, now: () => engine.now() });
+  await app.register(affiliateRoutes, { deps });
+  await app.register(integrationRoutes, { deps });
+  const postbackWorker = new PostbackWorker({
+    db: deps.db,
+    vault: cardVaultFromConfig(config),
+    rules: { allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS },
+    log: app.log,
+    databaseUrl,
+    leaderRetryMs: config.FEED_LEADER_RETRY_MS,
+  });
+  app.decorate('postbackWorker', postbackWorker);
+  app.addHook('onClose', async () => {
+    await postbackWorker.stop();
+  });
 
   const hasWeb = await registerWebApp(app, config.WEB_DIST ? path.resolve(config.WEB_DIST) : DEFAULT_WEB_DIST);
   registerNotFound(app, hasWeb);

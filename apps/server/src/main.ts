@@ -32,6 +32,8 @@ async function main(): Promise<void> {
   // The price feed and the settlement worker (which first settles whatever expired while the server was down).
   await app.engine.start();
   await app.listen({ port: config.PORT, host: config.HOST });
+  // Affiliate postbacks: one delivering process per cluster (a leader lock on PostgreSQL).
+  await app.postbackWorker.start();
   console.log(
     `Serving on http://localhost:${config.PORT} (database: ${database.kind === 'pglite' ? `embedded, ${config.dataDir}` : 'PostgreSQL'})`,
   );

@@ -154,6 +154,14 @@ export const API_ROUTES = {
   'GET /api/site/facts': 'public',
   'GET /api/economic-calendar': 'public',
   'GET /api/fundamentals/:symbol': 'public',
+  /** §2.13 Affiliates (D17): list, stats with the last postback deliveries, edit (the signing secret once), delete. */
+  'GET /api/affiliates': 'affiliates.manage',
+  'GET /api/affiliates/:id/stats': 'affiliates.manage',
+  'PUT /api/affiliates/:id': 'affiliates.manage',
+  'POST /api/affiliates/:id/rotate-secret': 'affiliates.manage',
+  'DELETE /api/affiliates/:id': 'affiliates.manage',
+  /** §2.11 API integration tab: the server GETs the partner's URL with the key; nothing stored. */
+  'POST /api/integration/test-connection': 'integration.manage',
 } as const satisfies Record<string, RouteAccess>;
 
 export type ApiRouteKey = keyof typeof API_ROUTES;

@@ -72,5 +72,9 @@ export const AUDIT_ACTIONS = [
   'reminder.create',
   'reminder.update',
   'reminder.delete',
+  'affiliate.update',
+  'affiliate.rotate_secret',
+  'affiliate.delete',
+  'integration.test_connection',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -15,6 +15,7 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError, conflict, forbidden } from '../../platform/http/errors.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { isStaffRole } from '@brokerage/shared';
+import { enqueuePostback } from '../postbacks/outbox.js';
 import { openTradingAccount } from '../trading/service.js';
 
 export function toUser(row: UserRow): User {
@@ -280,6 +281,8 @@ export async function registerClient(
           .where('id', '=', existingLead.id)
           .execute();
         clientId = existingLead.id;
+        // An affiliate's lead became a platform user (D13 postback REGISTRATION).
+        await enqueuePostback(trx, { clientId, event: 'REGISTRATION' });
       } else {
         const client = await trx
           .insertInto('clients')

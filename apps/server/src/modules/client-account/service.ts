@@ -17,6 +17,7 @@ import { creditPendingDeposits } from '../deposits/service.js';
 import { publishBalanceChanged } from '../ledger/live.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { openTradingAccount } from '../trading/service.js';
+import { enqueuePostback } from '../postbacks/outbox.js';
 
 /**
  * The client card's platform user (back-office.md §2.6, §7, §8): 'Register user', 'Change password', and the card's
@@ -100,6 +101,8 @@ export async function registerClientUser(
         .where('id', '=', clientId)
         .execute();
       const accountId = await openTradingAccount(trx, { clientId, userId });
+      // D13/D17: an affiliate's lead became a platform user.
+      await enqueuePostback(trx, { clientId, event: 'REGISTRATION' });
       await writeAudit(trx, actor, {
         action: 'client.register_user',
         entityType: 'client',

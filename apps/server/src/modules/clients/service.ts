@@ -18,6 +18,7 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import type { Db } from '../../platform/db/index.js';
 import { centsToDollars } from '../../platform/money.js';
 import { notifyClientsAssigned } from '../notifications/service.js';
+import { enqueuePostback } from '../postbacks/outbox.js';
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
@@ -68,7 +69,7 @@ export type ClientRow = {
   status: string;
   ftd: boolean;
   total_deposits_cents: string;
-  affiliate_id: string | number | null;
+  affiliate_id: number | string | null;
   assigned_manager: string | null;
   assigned_manager_name: string | null;
   user_id: string | null;
@@ -92,6 +93,7 @@ export function toClient(r: ClientRow): Client {
     status: r.status,
     ftd: r.ftd,
     total_deposits: centsToDollars(r.total_deposits_cents),
+    // A bigint since migration 0008: a string from pg, a number from PGlite.
     affiliate_id: r.affiliate_id === null ? null : Number(r.affiliate_id),
     assigned_manager: r.assigned_manager,
     assigned_manager_name: r.assigned_manager_name,
@@ -209,12 +211,26 @@ export function filteredClients(deps: AppDeps, query: ClientFilters, actor: Acto
     if (query.last_comment_period === 'yesterday') q = q.where('clients.last_comment_date', '<', today);
   }
   if (query.affiliate?.length) {
-    q = q.where(
-      sql`lower(trim(regexp_replace(clients.campaign, '^.* - ', '')))`,
-      'in',
-      query.affiliate.map((a) => a.trim().toLowerCase()),
+    // A lead of an affiliate (affiliate_id, issue 10) is matched by the affiliate's name, deleted or not; a lead
+    // without one by the last ' - ' segment of its campaign (§3), and never without a campaign.
+    const names = query.affiliate.map((a) => a.trim().toLowerCase());
+    q = q.where((eb) =>
+      eb.or([
+        eb(
+          'clients.affiliate_id',
+          'in',
+          eb
+            .selectFrom('affiliates as af')
+            .select('af.id')
+            .where(sql`lower(trim(af.name))`, 'in', names),
+        ),
+        eb.and([
+          eb('clients.affiliate_id', 'is', null),
+          eb('clients.campaign', '!=', ''),
+          eb(sql`lower(trim(regexp_replace(clients.campaign, '^.* - ', '')))`, 'in', names),
+        ]),
+      ]),
     );
-    q = q.where('clients.campaign', '!=', '');
   }
   return q;
 }
@@ -379,6 +395,8 @@ export async function updateClient(deps: AppDeps, id: number, input: ClientUpdat
       });
       if ('assigned_manager' in changes)
         await notifyClientsAssigned(trx, { clientIds: [id], managerId: changes.assigned_manager!, actorId: actor.id });
+      // D13/D17: an affiliate's lead that changes status tells the affiliate (no row without a webhook).
+      if ('status' in changes) await enqueuePostback(trx, { clientId: id, event: 'STATUS' });
     }
     return loadClient(trx, id);
   });
@@ -420,6 +438,11 @@ export async function bulkAssignManager(deps: AppDeps, input: BulkAssign, actor:
     // Only the clients whose manager actually changed notify the new manager (D12).
     const reassigned = rows.filter((r) => r.assigned_manager !== input.assigned_manager).map((r) => Number(r.id));
     await notifyClientsAssigned(trx, { clientIds: reassigned, managerId: input.assigned_manager, actorId: actor.id });
+    // D13/D17: each affiliate lead whose status changed tells its affiliate.
+    for (const r of rows) {
+      if (input.status && r.status !== input.status)
+        await enqueuePostback(trx, { clientId: Number(r.id), event: 'STATUS' });
+    }
     return { updated: rows.length };
   });
 }
@@ -437,17 +460,21 @@ type OptionRow = {
 const byName = (a: string, b: string) => a.localeCompare(b, 'ru', { sensitivity: 'base' });
 
 /**
- * GET /api/clients/filter-options: the distinct countries, campaigns and affiliates (the last ' - ' segment of a
- * campaign, §3) of the clients in the caller's scope (D5), each kind the `limit` most frequent values (case-insensitive,
+ * GET /api/clients/filter-options: the distinct countries, campaigns and affiliates (the affiliate's name for its
+ * leads, else the last ' - ' segment of a campaign, §3) of the clients in the caller's scope (D5), each kind the `limit` most frequent values (case-insensitive,
  * trimmed; one spelling shown), sorted by name. One scan of the scoped clients (GROUPING SETS) with a per-kind
  * row_number keeps the answer bounded however many distinct values there are; the route caches it briefly.
  * Affiliates only for roles with the affiliates filter (§6).
  */
 export async function clientFilterOptions(deps: AppDeps, actor: Actor, limit: number): Promise<ClientFilterOptions> {
-  const scoped = scopeClients(deps.db.selectFrom('clients'), actor).select([
+  // A lead's affiliate: its affiliate's name when it has one (issue 10), else the campaign's last ' - ' segment (§3).
+  const scoped = scopeClients(
+    deps.db.selectFrom('clients').leftJoin('affiliates as af', 'af.id', 'clients.affiliate_id'),
+    actor,
+  ).select([
     sql<string>`trim(clients.country)`.as('country'),
     sql<string>`trim(clients.campaign)`.as('campaign'),
-    sql<string>`case when strpos(clients.campaign, ' - ') > 0 then trim(regexp_replace(clients.campaign, '^.* - ', '')) end`.as(
+    sql<string>`case when af.id is not null then trim(af.name) when strpos(clients.campaign, ' - ') > 0 then trim(regexp_replace(clients.campaign, '^.* - ', '')) end`.as(
       'affiliate',
     ),
   ]);

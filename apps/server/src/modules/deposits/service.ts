@@ -19,6 +19,7 @@ import { scopeClients } from '../../platform/access/client-scope.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { lockBalance, postEntry, type Trx } from '../ledger/service.js';
+import { enqueuePostback } from '../postbacks/outbox.js';
 
 /**
  * Deposits recorded in the CRM (back-office.md §2.6, §2.10; decisions.md D3). A deposit credits the client's trading
@@ -210,6 +211,12 @@ export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate
   if (firstDeposit && client.status === 'new') {
     await trx.updateTable('clients').set({ status: 'ftd' }).where('id', '=', input.client_id).execute();
   }
+  // D13/D17: the affiliate learns of its lead's first deposit (PURCHASE) and of each later one (ADD_TO_CART).
+  await enqueuePostback(trx, {
+    clientId: input.client_id,
+    event: firstDeposit ? 'PURCHASE' : 'ADD_TO_CART',
+    amountCents,
+  });
   const result = await answer(trx, id, accountId);
   await writeAudit(trx, actor, {
     action: 'deposit.create',

@@ -60,6 +60,8 @@ export function affiliateOfCampaign(campaign: string): string | null {
   return at < 0 ? null : campaign.slice(at + 3).trim() || null;
 }
 
+type ExportClientRow = ClientRow & { affiliate_name: string | null };
+
 /** Drops the undefined and empty filters, so the audit row shows only what was asked. */
 function usedFilters(filters: object): Record<string, unknown> {
   return Object.fromEntries(
@@ -168,14 +170,17 @@ export async function exportClients(
     [10, 28, 30, 18, 16, 16, 24, 14, 18, 12, 6, 22, 18, 18],
   );
   // Building the query checks the filters before the first byte is sent, so a refusal is still a clean 4xx.
-  const base = filteredClients(deps, filters, actor).select([...CLIENT_COLUMNS]);
+  // The affiliate column: the lead's affiliate's name (kept after the affiliate is deleted), else the campaign rule.
+  const base = filteredClients(deps, filters, actor)
+    .leftJoin('affiliates as af', 'af.id', 'clients.affiliate_id')
+    .select([...CLIENT_COLUMNS, 'af.name as affiliate_name']);
   const statuses = L.statuses as Record<string, string>;
-  const { done, cancel } = run<ClientRow>({
+  const { done, cancel } = run<ExportClientRow>({
     deps,
     actor,
     log,
     sheet,
-    batch: keysetBatches<ClientRow>(base, 'clients.id'),
+    batch: keysetBatches<ExportClientRow>(base, 'clients.id'),
     idOf: (r) => Number(r.id),
     cells: (r) => [
       Number(r.id),
@@ -186,7 +191,7 @@ export async function exportClients(
       statuses[r.status] ?? r.status,
       r.campaign,
       r.source,
-      affiliateOfCampaign(r.campaign),
+      r.affiliate_name ?? affiliateOfCampaign(r.campaign),
       centsToDollars(r.total_deposits_cents),
       r.ftd ? L.yes : L.no,
       r.assigned_manager === null ? L.unassigned : (r.assigned_manager_name ?? ''),

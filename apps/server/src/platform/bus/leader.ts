@@ -6,7 +6,7 @@ interface Log {
 }
 
 /** Advisory lock keys of single-leader jobs (one number per job, shared by every process). */
-export const LEADER_LOCKS = { priceFeed: 7_342_001 } as const;
+export const LEADER_LOCKS = { priceFeed: 7_342_001, postbacks: 7_342_002 } as const;
 
 /**
  * Single-leader election over PostgreSQL (design.md §3): a session-level advisory lock held on a dedicated

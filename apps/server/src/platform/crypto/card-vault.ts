@@ -16,6 +16,7 @@ const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 /** Binds a ciphertext to its purpose: a blob made for something else does not decrypt as a card number. */
 const AAD = Buffer.from('brokerage:card-number:v1');
+const secretAad = (purpose: string) => Buffer.from(`brokerage:secret:${purpose}:v1`);
 
 export interface CardVaultOptions {
   /** CARD_ENCRYPTION_KEY: 32 bytes, base64. */
@@ -70,21 +71,41 @@ export class CardVault {
   }
 
   encrypt(cardNumber: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key(), iv);
-    cipher.setAAD(AAD);
-    const ciphertext = Buffer.concat([cipher.update(cardNumber, 'utf8'), cipher.final()]);
-    return `${VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+    return this.seal(cardNumber, AAD);
   }
 
   /** Throws when the blob was not made with this key (or was altered): GCM authenticates it. */
   decrypt(stored: string): string {
+    return this.open(stored, AAD);
+  }
+
+  /**
+   * Any other secret at rest under the same key (D17: an affiliate's postback signing secret). `purpose` is bound into
+   * the ciphertext, so a blob made for one purpose (or a card number) never decrypts as another.
+   */
+  encryptSecret(plain: string, purpose: string): string {
+    return this.seal(plain, secretAad(purpose));
+  }
+
+  decryptSecret(stored: string, purpose: string): string {
+    return this.open(stored, secretAad(purpose));
+  }
+
+  private seal(plain: string, aad: Buffer): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key(), iv);
+    cipher.setAAD(aad);
+    const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return `${VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+  }
+
+  private open(stored: string, aad: Buffer): string {
     const [version, payload] = stored.split(':');
     if (version !== VERSION || !payload) throw new Error('unknown card ciphertext format');
     const raw = Buffer.from(payload, 'base64');
     if (raw.length <= IV_BYTES + TAG_BYTES) throw new Error('card ciphertext too short');
     const decipher = createDecipheriv('aes-256-gcm', this.key(), raw.subarray(0, IV_BYTES));
-    decipher.setAAD(AAD);
+    decipher.setAAD(aad);
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   }

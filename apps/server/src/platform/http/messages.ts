@@ -210,6 +210,31 @@ export const ERROR_MESSAGES = {
     ru: 'Содержимое сайта временно недоступно',
     en: 'The site content is temporarily unavailable',
   },
+  // Affiliates, postbacks and the API integration tab (back-office.md §2.11, §2.13; D17)
+  affiliate_not_found: { ru: 'Аффилейт не найден', en: 'Affiliate not found' },
+  affiliate_no_webhook: {
+    ru: 'Сначала укажите Webhook URL: секрет подписывает его постбэки',
+    en: 'Set a webhook URL first: the secret signs its postbacks',
+  },
+  url_invalid: { ru: '{field}: некорректный URL', en: '{field}: not a valid URL' },
+  url_not_https: {
+    ru: '{field}: адрес должен начинаться с https://',
+    en: '{field}: the address must start with https://',
+  },
+  url_private_address: {
+    ru: '{field}: {host} указывает на частный, локальный или link-local адрес ({address}); такие адреса запрещены',
+    en: '{field}: {host} resolves to a private, loopback or link-local address ({address}); such addresses are not allowed',
+  },
+  url_unresolvable: {
+    ru: '{field}: не удалось найти адрес хоста {host}',
+    en: '{field}: the host {host} could not be resolved',
+  },
+  outbound_ok: { ru: 'Соединение установлено: HTTP {status}', en: 'Connected: HTTP {status}' },
+  outbound_http_error: { ru: 'Сервер ответил HTTP {status}', en: 'The server answered HTTP {status}' },
+  outbound_timeout: { ru: 'Нет ответа за {seconds} с', en: 'No answer within {seconds} s' },
+  outbound_refused: { ru: 'Соединение отклонено ({error})', en: 'Connection refused ({error})' },
+  outbound_tls: { ru: 'Ошибка TLS-сертификата ({error})', en: 'TLS certificate error ({error})' },
+  outbound_failed: { ru: 'Не удалось соединиться ({error})', en: 'Could not connect ({error})' },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
 } as const satisfies Record<string, Record<Lang, string>>;

@@ -1,4 +1,270 @@
-// Placeholder: built by the lead-supply work (issue 10).
+import { AFFILIATE_STATUS_COLORS, type Affiliate } from '@brokerage/shared';
+import { ActionIcon, Badge, Code, Group, Paper, Table, Text, Tooltip } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import {
+  IconAffiliate,
+  IconChartBar,
+  IconCopy,
+  IconPencil,
+  IconPlayerPause,
+  IconPlugConnected,
+  IconTrash,
+  IconUsers,
+} from '@tabler/icons-react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { errorText } from '../../../lib/api';
+import { formatCount } from '../../../lib/format';
+import { ConfirmModal } from '../../ui/ConfirmModal';
+import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
+import { PageHeader } from '../../ui/PageHeader';
+import { SummaryCards } from '../../ui/SummaryCards';
+import { TableStateRows } from '../../ui/TableStateRows';
+import { useAffiliates, useDeleteAffiliate } from '../api/affiliates';
+import { AffiliateStatsModal } from './AffiliateStatsModal';
+import { EditAffiliateModal } from './EditAffiliateModal';
+
+/** A modal's target, kept while it closes so its content does not vanish during the exit transition. */
+interface Target {
+  affiliate: Affiliate;
+  opened: boolean;
+}
+
+/** The masked token (first 8 characters and '...', §2.13) with a button that copies that masked form. */
+function TokenCell({ token }: { token: string | null }) {
+  const { t } = useTranslation('affiliates');
+  if (token === null) {
+    return (
+      <Text size="sm" c="dimmed">
+        {t('noToken')}
+      </Text>
+    );
+  }
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(token);
+      notifications.show({ color: 'green', message: t('tokenCopied') });
+    } catch {
+      notifications.show({ color: 'red', message: t('copyFailed') });
+    }
+  };
+  return (
+    <Group gap={4} wrap="nowrap">
+      <Code data-testid="affiliate-token">{token}</Code>
+      <Tooltip label={t('copyToken')} withArrow>
+        <ActionIcon
+          variant="subtle"
+          size="sm"
+          aria-label={t('copyToken')}
+          onClick={() => void copy()}
+          data-testid="affiliate-token-copy"
+        >
+          <IconCopy size={14} />
+        </ActionIcon>
+      </Tooltip>
+    </Group>
+  );
+}
+
+/**
+ * §2.13 Affiliates: the summary cards, the table (no create action: affiliates come with their first token, §2.11),
+ * and per row Stats, Edit and Delete.
+ */
 export function AffiliatesList() {
-  return null;
+  const { t } = useTranslation('affiliates');
+  const { t: tr } = useTranslation();
+  const affiliates = useAffiliates();
+  const remove = useDeleteAffiliate();
+  const [stats, setStats] = useState<Target | null>(null);
+  const [editing, setEditing] = useState<Target | null>(null);
+  const [deleting, setDeleting] = useState<Target | null>(null);
+
+  const items = affiliates.data ?? [];
+  const loaded = affiliates.data !== undefined;
+  const count = (status: Affiliate['status']) => items.filter((a) => a.status === status).length;
+  const figure = (value: number) => (loaded ? formatCount(value) : '…');
+
+  const confirmDelete = () => {
+    if (!deleting) return;
+    const { affiliate } = deleting;
+    remove.mutate(affiliate.id, {
+      onSuccess: () => {
+        notifications.show({ color: 'green', message: t('delete.success', { name: affiliate.name }) });
+        setDeleting({ affiliate, opened: false });
+      },
+      onError: (error) => notifications.show({ color: 'red', message: errorText(error, t('delete.error')) }),
+    });
+  };
+
+  return (
+    <>
+      <PageHeader title={t('page.title')} subtitle={t('page.subtitle')} />
+      <SummaryCards
+        cards={[
+          {
+            label: t('cards.total'),
+            value: figure(items.length),
+            icon: <IconAffiliate size={18} />,
+            testId: 'affiliates-card-total',
+          },
+          {
+            label: t('cards.active'),
+            value: figure(count('active')),
+            icon: <IconPlugConnected size={18} />,
+            color: 'green',
+            testId: 'affiliates-card-active',
+          },
+          {
+            label: t('cards.paused'),
+            value: figure(count('paused')),
+            icon: <IconPlayerPause size={18} />,
+            color: 'yellow',
+            testId: 'affiliates-card-paused',
+          },
+          {
+            label: t('cards.clients'),
+            value: figure(items.reduce((sum, a) => sum + a.total_clients, 0)),
+            icon: <IconUsers size={18} />,
+            color: 'teal',
+            testId: 'affiliates-card-clients',
+          },
+        ]}
+      />
+
+      <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
+        {affiliates.isError ? (
+          <LoadErrorAlert
+            title={t('loadError')}
+            error={affiliates.error}
+            onRetry={() => void affiliates.refetch()}
+            testId="affiliates-error"
+          />
+        ) : null}
+        <Table.ScrollContainer minWidth={900}>
+          <Table striped highlightOnHover verticalSpacing="sm" data-testid="affiliates-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('columns.name')}</Table.Th>
+                <Table.Th>{t('columns.contact')}</Table.Th>
+                <Table.Th>{t('columns.email')}</Table.Th>
+                <Table.Th>{t('columns.status')}</Table.Th>
+                <Table.Th ta="right">{t('columns.clients')}</Table.Th>
+                <Table.Th ta="right">{t('columns.campaigns')}</Table.Th>
+                <Table.Th>{t('columns.token')}</Table.Th>
+                <Table.Th>{t('columns.actions')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              <TableStateRows
+                colSpan={8}
+                loading={affiliates.isPending}
+                loadingText={t('loading')}
+                empty={loaded && items.length === 0}
+                emptyText={t('empty')}
+                emptyHint={t('emptyHint')}
+                emptyTestId="affiliates-empty"
+              />
+              {items.map((affiliate) => (
+                <Table.Tr key={affiliate.id} data-testid="affiliate-row" data-affiliate-id={affiliate.id}>
+                  <Table.Td>
+                    <Text size="sm" fw={600}>
+                      {affiliate.name}
+                    </Text>
+                    {affiliate.description ? (
+                      <Text size="xs" c="dimmed" lineClamp={1} maw={260}>
+                        {affiliate.description}
+                      </Text>
+                    ) : null}
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{affiliate.contact_person || tr('common.dash')}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{affiliate.contact_email || tr('common.dash')}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge
+                      color={AFFILIATE_STATUS_COLORS[affiliate.status]}
+                      variant="light"
+                      data-testid="affiliate-status"
+                    >
+                      {t(`statuses.${affiliate.status}`)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td ta="right" data-testid="affiliate-clients">
+                    {formatCount(affiliate.total_clients)}
+                  </Table.Td>
+                  <Table.Td ta="right" data-testid="affiliate-campaigns">
+                    {formatCount(affiliate.campaigns.length)}
+                  </Table.Td>
+                  <Table.Td>
+                    <TokenCell token={affiliate.api_token} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={6} wrap="nowrap">
+                      <Tooltip label={t('actions.stats')} withArrow>
+                        <ActionIcon
+                          variant="light"
+                          aria-label={t('actions.stats')}
+                          onClick={() => setStats({ affiliate, opened: true })}
+                          data-testid="affiliate-stats"
+                        >
+                          <IconChartBar size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                      <Tooltip label={t('actions.edit')} withArrow>
+                        <ActionIcon
+                          variant="light"
+                          color="gray"
+                          aria-label={t('actions.edit')}
+                          onClick={() => setEditing({ affiliate, opened: true })}
+                          data-testid="affiliate-edit"
+                        >
+                          <IconPencil size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                      <Tooltip label={t('actions.delete')} withArrow>
+                        <ActionIcon
+                          variant="light"
+                          color="red"
+                          aria-label={t('actions.delete')}
+                          onClick={() => setDeleting({ affiliate, opened: true })}
+                          data-testid="affiliate-delete"
+                        >
+                          <IconTrash size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      </Paper>
+
+      <AffiliateStatsModal
+        affiliate={stats?.affiliate ?? null}
+        opened={stats?.opened ?? false}
+        onClose={() => setStats((s) => (s ? { ...s, opened: false } : s))}
+        onExited={() => setStats(null)}
+      />
+      <EditAffiliateModal
+        affiliate={editing?.affiliate ?? null}
+        opened={editing?.opened ?? false}
+        onClose={() => setEditing((s) => (s ? { ...s, opened: false } : s))}
+        onExited={() => setEditing(null)}
+      />
+      <ConfirmModal
+        opened={deleting?.opened ?? false}
+        title={t('delete.title')}
+        text={deleting ? t('delete.text', { name: deleting.affiliate.name }) : ''}
+        confirmLabel={t('delete.confirm')}
+        loading={remove.isPending}
+        onConfirm={confirmDelete}
+        onClose={() => setDeleting((s) => (s ? { ...s, opened: false } : s))}
+        onExited={() => setDeleting(null)}
+      />
+    </>
+  );
 }

@@ -40,9 +40,9 @@ export function AuditTable({
         </Table.Thead>
         <Table.Tbody>
           <TableStateRows
-            loading={loading}
+            loading={loading && items.length === 0}
             empty={items.length === 0}
-            columns={COLUMNS}
+            colSpan={COLUMNS}
             loadingText={t('audit.loading')}
             emptyText={t('audit.empty')}
           />

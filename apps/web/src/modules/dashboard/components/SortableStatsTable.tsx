@@ -75,7 +75,7 @@ export function SortableStatsTable<R>({
           <TableStateRows
             loading={false}
             empty={rows.length === 0}
-            columns={columns.length}
+            colSpan={columns.length}
             loadingText=""
             emptyText={emptyText}
           />

@@ -1,5 +1,5 @@
 import { DEPOSIT_TYPES, can, type DepositType, type StaffListItem } from '@brokerage/shared';
-import { Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, Table, Text, TextInput } from '@mantine/core';
 import { DateInput } from '@mantine/dates';
 import { notifications } from '@mantine/notifications';
 import {
@@ -21,8 +21,9 @@ import { CompactMultiSelect } from '../../ui/CompactMultiSelect';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
 import { roleLabelKey } from '../../ui/role-label';
-import { StatCard } from '../../ui/StatCard';
+import { SummaryCards } from '../../ui/SummaryCards';
 import { TablePager } from '../../ui/TablePager';
+import { TableStateRows } from '../../ui/TableStateRows';
 import {
   EMPTY_DEPOSIT_FILTERS,
   depositFilterQuery,
@@ -196,34 +197,36 @@ export function DepositHistory() {
         </form>
       </Paper>
 
-      <SimpleGrid cols={{ base: 2, md: 4 }} mb="md">
-        <StatCard
-          label={t('history.cards.total')}
-          value={summary ? formatCount(summary.count) : '…'}
-          icon={<IconListNumbers size={18} />}
-          testId="history-card-total"
-        />
-        <StatCard
-          label={t('history.cards.ftd')}
-          value={summary ? formatCount(summary.ftd_count) : '…'}
-          icon={<IconCheck size={18} />}
-          color="green"
-          testId="history-card-ftd"
-        />
-        <StatCard
-          label={t('history.cards.reload')}
-          value={summary ? formatCount(summary.reload_count) : '…'}
-          icon={<IconRefresh size={18} />}
-          testId="history-card-reload"
-        />
-        <StatCard
-          label={t('history.cards.amount')}
-          value={summary ? formatMoney(summary.total_amount) : '…'}
-          icon={<IconCash size={18} />}
-          color="teal"
-          testId="history-card-amount"
-        />
-      </SimpleGrid>
+      <SummaryCards
+        cards={[
+          {
+            label: t('history.cards.total'),
+            value: summary ? formatCount(summary.count) : '…',
+            icon: <IconListNumbers size={18} />,
+            testId: 'history-card-total',
+          },
+          {
+            label: t('history.cards.ftd'),
+            value: summary ? formatCount(summary.ftd_count) : '…',
+            icon: <IconCheck size={18} />,
+            color: 'green',
+            testId: 'history-card-ftd',
+          },
+          {
+            label: t('history.cards.reload'),
+            value: summary ? formatCount(summary.reload_count) : '…',
+            icon: <IconRefresh size={18} />,
+            testId: 'history-card-reload',
+          },
+          {
+            label: t('history.cards.amount'),
+            value: summary ? formatMoney(summary.total_amount) : '…',
+            icon: <IconCash size={18} />,
+            color: 'teal',
+            testId: 'history-card-amount',
+          },
+        ]}
+      />
 
       <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
         {history.isError ? (
@@ -249,25 +252,14 @@ export function DepositHistory() {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {history.isPending ? (
-                <Table.Tr>
-                  <Table.Td colSpan={columns}>
-                    <Group justify="center" gap="sm" py="md" role="status">
-                      <Loader size="sm" />
-                      <Text>{t('history.loading')}</Text>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ) : null}
-              {!history.isPending && !history.isError && items.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={columns}>
-                    <Text ta="center" c="dimmed" py="md" data-testid="history-empty">
-                      {t('history.empty')}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : null}
+              <TableStateRows
+                colSpan={columns}
+                loading={history.isPending}
+                loadingText={t('history.loading')}
+                empty={!history.isPending && !history.isError && items.length === 0}
+                emptyText={t('history.empty')}
+                emptyTestId="history-empty"
+              />
               {items.map((deposit) => (
                 <Table.Tr
                   key={deposit.id}

@@ -63,9 +63,9 @@ export function StaffTable({
         </Table.Thead>
         <Table.Tbody>
           <TableStateRows
-            loading={loading}
+            loading={loading && items.length === 0}
             empty={items.length === 0}
-            columns={columns}
+            colSpan={columns}
             loadingText={t('staff.loading')}
             emptyText={t('staff.empty')}
           />

@@ -1,5 +1,5 @@
 import { WITHDRAW_STATUSES, can, type StaffWithdrawRequest, type WithdrawStatus } from '@brokerage/shared';
-import { Badge, Button, Group, Loader, Paper, Select, SimpleGrid, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Paper, Select, Table, Text, TextInput } from '@mantine/core';
 import { DateInput } from '@mantine/dates';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconAlertCircle, IconCash, IconClock, IconFilterOff, IconListCheck, IconSearch } from '@tabler/icons-react';
@@ -11,8 +11,9 @@ import { useCurrentUser } from '../../auth/current-user';
 import { useStaffOptions } from '../../staff/api/staff';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
-import { StatCard } from '../../ui/StatCard';
+import { SummaryCards } from '../../ui/SummaryCards';
 import { TablePager } from '../../ui/TablePager';
+import { TableStateRows } from '../../ui/TableStateRows';
 import {
   EMPTY_WITHDRAWAL_FILTERS,
   uniqueById,
@@ -149,35 +150,37 @@ export function WithdrawalRequests() {
         </Group>
       </Paper>
 
-      <SimpleGrid cols={{ base: 2, md: 4 }} mb="md">
-        <StatCard
-          label={t('withdrawals.cards.total')}
-          value={summary ? summary.total_count : '…'}
-          icon={<IconListCheck size={18} />}
-          testId="withdrawal-card-total"
-        />
-        <StatCard
-          label={t('withdrawals.cards.pending')}
-          value={summary ? summary.pending_count : '…'}
-          icon={<IconClock size={18} />}
-          color="yellow"
-          testId="withdrawal-card-pending"
-        />
-        <StatCard
-          label={t('withdrawals.cards.approved')}
-          value={summary ? summary.approved_count : '…'}
-          icon={<IconListCheck size={18} />}
-          color="green"
-          testId="withdrawal-card-approved"
-        />
-        <StatCard
-          label={t('withdrawals.cards.amount')}
-          value={summary ? usdRu.format(summary.total_amount) : '…'}
-          icon={<IconCash size={18} />}
-          color="teal"
-          testId="withdrawal-card-amount"
-        />
-      </SimpleGrid>
+      <SummaryCards
+        cards={[
+          {
+            label: t('withdrawals.cards.total'),
+            value: summary ? summary.total_count : '…',
+            icon: <IconListCheck size={18} />,
+            testId: 'withdrawal-card-total',
+          },
+          {
+            label: t('withdrawals.cards.pending'),
+            value: summary ? summary.pending_count : '…',
+            icon: <IconClock size={18} />,
+            color: 'yellow',
+            testId: 'withdrawal-card-pending',
+          },
+          {
+            label: t('withdrawals.cards.approved'),
+            value: summary ? summary.approved_count : '…',
+            icon: <IconListCheck size={18} />,
+            color: 'green',
+            testId: 'withdrawal-card-approved',
+          },
+          {
+            label: t('withdrawals.cards.amount'),
+            value: summary ? usdRu.format(summary.total_amount) : '…',
+            icon: <IconCash size={18} />,
+            color: 'teal',
+            testId: 'withdrawal-card-amount',
+          },
+        ]}
+      />
 
       <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
         {requests.isError ? (
@@ -202,25 +205,14 @@ export function WithdrawalRequests() {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {requests.isPending ? (
-                <Table.Tr>
-                  <Table.Td colSpan={7}>
-                    <Group justify="center" gap="sm" py="md" role="status">
-                      <Loader size="sm" />
-                      <Text>{t('withdrawals.loading')}</Text>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ) : null}
-              {!requests.isPending && !requests.isError && items.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={7}>
-                    <Text ta="center" c="dimmed" py="md" data-testid="withdrawal-empty">
-                      {t('withdrawals.empty')}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : null}
+              <TableStateRows
+                colSpan={7}
+                loading={requests.isPending}
+                loadingText={t('withdrawals.loading')}
+                empty={!requests.isPending && !requests.isError && items.length === 0}
+                emptyText={t('withdrawals.empty')}
+                emptyTestId="withdrawal-empty"
+              />
               {items.map((request) => (
                 <Table.Tr key={request.id} data-testid="withdrawal-row" data-request-id={request.id}>
                   <Table.Td>

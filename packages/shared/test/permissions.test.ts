@@ -27,13 +27,22 @@ const EXPECTED_MENU: Record<Role, string[]> = {
     '/crm/applications',
     '/crm/history',
     '/crm/integration',
+    '/crm/affiliates',
     '/crm/staff',
     '/crm/trading-management',
     '/crm/trading-accounts',
     '/crm/access',
     '/crm/audit',
   ],
-  admin: ['/crm/clients', '/crm/calendar', '/crm/applications', '/crm/history', '/crm/integration', '/crm/staff'],
+  admin: [
+    '/crm/clients',
+    '/crm/calendar',
+    '/crm/applications',
+    '/crm/history',
+    '/crm/integration',
+    '/crm/affiliates',
+    '/crm/staff',
+  ],
   team_lead_sales: [
     '/crm/dashboard',
     '/crm/clients',
@@ -95,6 +104,7 @@ describe('the side menu of §6', () => {
     expect(holders('/crm/audit')).toEqual(['superadmin']);
     expect(holders('/crm/staff')).toEqual(['superadmin', 'admin']);
     expect(holders('/crm/integration')).toEqual(['superadmin', 'admin']);
+    expect(holders('/crm/affiliates')).toEqual(['superadmin', 'admin']);
     expect(holders('/crm/trading-accounts').sort()).toEqual(
       ['superadmin', 'team_lead_sales', 'team_lead_retention', 'sales_manager', 'retention_manager'].sort(),
     );

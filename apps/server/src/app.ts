@@ -44,6 +44,8 @@ import { exportRoutes } from './modules/exports/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { NotificationWorker } from './modules/notifications/worker.js';
 import { clientAccountRoutes } from './modules/client-account/routes.js';
+import { affiliateTokenRoutes } from './modules/affiliate-tokens/routes.js';
+import { externalApiRoutes } from './modules/external-api/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -138,6 +140,8 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(clientMessageRoutes, { deps });
   await app.register(siteContentRoutes, { deps, engine });
   await app.register(marketInfoRoutes, { deps, now: () => engine.now() });
+  await app.register(affiliateTokenRoutes, { deps });
+  await app.register(externalApiRoutes, { deps });
 
   const hasWeb = await registerWebApp(app, config.WEB_DIST ? path.resolve(config.WEB_DIST) : DEFAULT_WEB_DIST);
   registerNotFound(app, hasWeb);

@@ -71,5 +71,8 @@ export const AUDIT_ACTIONS = [
   'reminder.create',
   'reminder.update',
   'reminder.delete',
+  'affiliate_token.create',
+  'affiliate_token.whitelist_update',
+  'affiliate_token.delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

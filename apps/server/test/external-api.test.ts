@@ -30,7 +30,12 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
 
   beforeAll(async () => {
     logLines.length = 0;
-    t = await createTestApp(kind, { LOG_LEVEL: 'info', EXTERNAL_RATE_PER_MINUTE: String(RATE) });
+    // A reverse proxy on this machine: its X-Forwarded-For is believed, anyone else's is not.
+    t = await createTestApp(kind, {
+      LOG_LEVEL: 'info',
+      EXTERNAL_RATE_PER_MINUTE: String(RATE),
+      TRUST_PROXY: '127.0.0.1',
+    });
     admin = (await t.userWithToken('admin')).token;
   });
   afterAll(() => t.close());
@@ -345,6 +350,22 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
       remoteAddress: '10.1.2.3',
     });
     expect(inside.statusCode, inside.body).toBe(200);
+    // The caller's address as TRUST_PROXY defines it: the trusted proxy's X-Forwarded-For, nobody else's.
+    const viaProxy = await ext('GET', '/api/external/clients', token, { headers: { 'x-forwarded-for': '10.9.9.9' } });
+    expect(viaProxy.statusCode, viaProxy.body).toBe(200);
+    expectDenied(
+      await ext('GET', '/api/external/clients', token, {
+        headers: { 'x-forwarded-for': '10.9.9.9' },
+        remoteAddress: '203.0.113.5',
+      }),
+      'a forwarded-for header from an untrusted address',
+    );
+    // A query token still counts beside an Authorization header of another scheme.
+    const basic = await ext('GET', '/api/external/clients', token, {
+      headers: { authorization: 'Basic dXNlcjpwYXNz' },
+      remoteAddress: '10.1.2.3',
+    });
+    expect(basic.statusCode, basic.body).toBe(200);
 
     for (const bad of ['not-an-ip', '10.1.2.3/8', '300.1.1.1', '']) {
       const res = await put(['192.168.1.5', bad]);
@@ -462,14 +483,16 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
     expect(keys.map((k) => Number(k.token_id)).sort()).toEqual([a.id, b.id].sort());
   });
 
-  it('creates a lead once when the same lead is posted twice at the same moment', async () => {
+  it('creates a lead once when the same lead is posted several times at the same moment', async () => {
     const { token } = await createToken('Partner Hasty');
-    const [x, y] = await Promise.all([
-      ext('POST', '/api/external/clients', token, { payload: lead('800') }),
-      ext('POST', '/api/external/lead-ads', token, { payload: lead('800') }),
-    ]);
-    expect([x.json().status, y.json().status].sort()).toEqual(['created', 'duplicate']);
-    expect(x.json().client_id).toBe(y.json().client_id);
+    const paths = ['/api/external/clients', '/api/external/lead-ads', '/api/external/search-ads'];
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => ext('POST', paths[i % 3]!, token, { payload: lead('800') })),
+    );
+    const statuses = answers.map((res) => res.json().status as string);
+    expect(statuses.filter((s) => s === 'created')).toHaveLength(1);
+    expect(statuses.filter((s) => s === 'duplicate')).toHaveLength(5);
+    expect(new Set(answers.map((res) => res.json().client_id)).size).toBe(1);
     expect(
       await t.db.selectFrom('clients').select('id').where('email', '=', 'lead.800@example.com').execute(),
     ).toHaveLength(1);

@@ -34,9 +34,10 @@ const POST_RULES =
   'with that lead when it is yours and `client_id: null, client: null` when it is not. Send an `Idempotency-Key` ' +
   'header to retry safely: a retry with the same key and body gets the first answer.';
 
+/** The token of `Authorization: Bearer <token>`, else of `?token=` (given once). */
 function tokenOf(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (header) return /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  if (bearer) return bearer;
   const query = (request.query ?? {}) as Record<string, unknown>;
   return typeof query.token === 'string' ? query.token : undefined;
 }

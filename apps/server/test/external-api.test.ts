@@ -380,6 +380,8 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
       headers: { 'content-type': 'application/json' },
     });
     expect(notAList.statusCode).toBe(400);
+    const tooMany = await put(Array.from({ length: 201 }, (_, i) => `10.0.${i >> 8}.${i & 255}`));
+    expect(tooMany.statusCode).toBe(400);
     // Refused lists left the whitelist as it was.
     const listed = (
       await t.inject({ method: 'GET', url: '/api/affiliate-tokens', token: admin })

@@ -37,5 +37,5 @@ export type CreateAffiliateTokenQuery = z.infer<typeof createAffiliateTokenQuery
 /** PUT /api/affiliate-tokens/{id}/whitelist: a JSON array of addresses or CIDR ranges (checked by the server). */
 export const affiliateTokenWhitelistSchema = z
   .array(z.string({ error: missingOrWrongType }).max(64, { error: 'invalid_ip' }), { error: missingOrWrongType })
-  .max(AFFILIATE_WHITELIST_MAX, { error: `max_length:${AFFILIATE_WHITELIST_MAX}` });
+  .max(AFFILIATE_WHITELIST_MAX, { error: 'invalid_value' });
 export type AffiliateTokenWhitelist = z.infer<typeof affiliateTokenWhitelistSchema>;

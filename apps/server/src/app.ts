@@ -49,6 +49,8 @@ import { affiliateRoutes } from './modules/affiliates/routes.js';
 import { integrationRoutes } from './modules/integration/routes.js';
 import { PostbackWorker } from './modules/postbacks/jobs.js';
 import { cardVaultFromConfig } from './platform/crypto/card-vault.js';
+import { affiliateTokenRoutes } from './modules/affiliate-tokens/routes.js';
+import { externalApiRoutes } from './modules/external-api/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -160,6 +162,8 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   app.addHook('onClose', async () => {
     await postbackWorker.stop();
   });
+  await app.register(affiliateTokenRoutes, { deps });
+  await app.register(externalApiRoutes, { deps });
 
   const hasWeb = await registerWebApp(app, config.WEB_DIST ? path.resolve(config.WEB_DIST) : DEFAULT_WEB_DIST);
   registerNotFound(app, hasWeb);

@@ -21,3 +21,5 @@ export * from './schemas/market-info.js';
 export * from './registration.js';
 export * from './phone.js';
 export * from './schemas/affiliates.js';
+export * from './schemas/affiliate-tokens.js';
+export * from './schemas/external-api.js';

@@ -49,9 +49,11 @@ export function can(role: Role | null | undefined, permission: Permission): bool
  * - 'public': anyone, signed in or not;
  * - 'authenticated': any signed-in user, client or staff;
  * - 'client': a signed-in user with role client;
- * - a Permission: a signed-in staff member whose role the table lists (and whose IP the whitelist allows).
+ * - a Permission: a signed-in staff member whose role the table lists (and whose IP the whitelist allows);
+ * - 'affiliate_token': a partner program with an affiliate token (`?token=` or `Authorization: Bearer`), checked by
+ *   the external API itself (its whitelist, rate limit); no staff or client session may call it (D13, D17).
  */
-export type RouteAccess = 'public' | 'authenticated' | 'client' | Permission;
+export type RouteAccess = 'public' | 'authenticated' | 'client' | 'affiliate_token' | Permission;
 
 /**
  * The route registry: every API route the server registers must appear here, keyed 'METHOD /path' with
@@ -162,6 +164,16 @@ export const API_ROUTES = {
   'DELETE /api/affiliates/:id': 'affiliates.manage',
   /** §2.11 API integration tab: the server GETs the partner's URL with the key; nothing stored. */
   'POST /api/integration/test-connection': 'integration.manage',
+  /** §2.11 Affiliates tab, D17: affiliate tokens (the full token is answered once, by the POST). */
+  'GET /api/affiliate-tokens': 'integration.manage',
+  'POST /api/affiliate-tokens': 'integration.manage',
+  'PUT /api/affiliate-tokens/:id/whitelist': 'integration.manage',
+  'DELETE /api/affiliate-tokens/:id': 'integration.manage',
+  /** §7 external endpoints (D13): partners with an affiliate token, never a session. */
+  'POST /api/external/clients': 'affiliate_token',
+  'GET /api/external/clients': 'affiliate_token',
+  'POST /api/external/lead-ads': 'affiliate_token',
+  'POST /api/external/search-ads': 'affiliate_token',
 } as const satisfies Record<string, RouteAccess>;
 
 export type ApiRouteKey = keyof typeof API_ROUTES;
@@ -194,6 +206,8 @@ export function roleMayCallWith(role: Role, key: ApiRouteKey, query: Record<stri
 /** Whether a role passes a route's access rule (authentication itself is checked separately). */
 export function roleMayCall(role: Role, access: RouteAccess): boolean {
   if (access === 'public' || access === 'authenticated') return true;
+  // A session of any role is no affiliate token: these routes answer 401 to every signed-in user.
+  if (access === 'affiliate_token') return false;
   if (access === 'client') return role === 'client';
   return can(role, access);
 }

@@ -162,8 +162,14 @@ describe('can()', () => {
 });
 
 describe('the route registry', () => {
-  it("gives every route 'public', 'authenticated', 'client' or a permission of the table", () => {
-    const allowed = new Set<string>(['public', 'authenticated', 'client', ...Object.keys(PERMISSIONS)]);
+  it("gives every route 'public', 'authenticated', 'client', 'affiliate_token' or a permission of the table", () => {
+    const allowed = new Set<string>([
+      'public',
+      'authenticated',
+      'client',
+      'affiliate_token',
+      ...Object.keys(PERMISSIONS),
+    ]);
     for (const [route, access] of Object.entries(API_ROUTES)) {
       expect(allowed.has(access), `${route}: ${access}`).toBe(true);
       expect(route).toMatch(/^(GET|POST|PUT|PATCH|DELETE) \/api\//);
@@ -175,6 +181,10 @@ describe('the route registry', () => {
       const expected = access === 'public' || access === 'authenticated' || access === 'client';
       expect(roleMayCall('client', access), route).toBe(expected);
     }
+  });
+
+  it('lets no session of any role call an affiliate-token route', () => {
+    for (const role of [...STAFF_ROLES, 'client' as const]) expect(roleMayCall(role, 'affiliate_token')).toBe(false);
   });
 
   it('refuses client-only routes to staff', () => {

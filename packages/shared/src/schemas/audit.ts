@@ -76,5 +76,8 @@ export const AUDIT_ACTIONS = [
   'affiliate.rotate_secret',
   'affiliate.delete',
   'integration.test_connection',
+  'affiliate_token.create',
+  'affiliate_token.whitelist_update',
+  'affiliate_token.delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -59,6 +59,22 @@ export const clientSchema = z.object({
 });
 export type Client = z.infer<typeof clientSchema>;
 
+/**
+ * GET /api/clients/:id: the card's client, with where the lead came from (§3 lead-provider fields, D13): its
+ * affiliate's name and the lead-ads / search-ads fields (null when the lead has none). campaign_name is `campaign`.
+ */
+export const clientDetailSchema = clientSchema.extend({
+  affiliate_name: z.string().nullable(),
+  ad_name: z.string().nullable(),
+  utm_source: z.string().nullable(),
+  utm_campaign: z.string().nullable(),
+  utm_medium: z.string().nullable(),
+  keyword: z.string().nullable(),
+  region: z.string().nullable(),
+  device: z.string().nullable(),
+});
+export type ClientDetail = z.infer<typeof clientDetailSchema>;
+
 /** A query parameter that may be repeated (?status=new&status=ftd) or given once. */
 const repeated = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item).max(100)).optional();

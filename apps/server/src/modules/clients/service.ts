@@ -3,6 +3,7 @@ import {
   type BulkAssign,
   type Client,
   type ClientCreate,
+  type ClientDetail,
   type ClientFilterOptions,
   type ClientUpdate,
   type ClientsQuery,
@@ -276,14 +277,37 @@ export async function listClients(deps: AppDeps, query: ClientsQuery, actor: Act
   return { total: Number(total), items: (rows as unknown as ClientRow[]).map(toClient) };
 }
 
+/** The card's extra fields (§3 lead-provider fields, D13): where the lead came from. */
+const DETAIL_COLUMNS = [
+  'af.name as affiliate_name',
+  'clients.ad_name',
+  'clients.utm_source',
+  'clients.utm_campaign',
+  'clients.utm_medium',
+  'clients.keyword',
+  'clients.region',
+  'clients.device',
+] as const;
+
 /** One client, or 404 when it does not exist or lies outside the caller's scope (the same answer on purpose). */
-export async function getClient(deps: AppDeps, id: number, actor: Actor): Promise<Client> {
+export async function getClient(deps: AppDeps, id: number, actor: Actor): Promise<ClientDetail> {
   const row = await baseQuery(deps, actor)
-    .select([...CLIENT_COLUMNS])
+    .leftJoin('affiliates as af', 'af.id', 'clients.affiliate_id')
+    .select([...CLIENT_COLUMNS, ...DETAIL_COLUMNS])
     .where('clients.id', '=', id)
     .executeTakeFirst();
   if (!row) throw new HttpError(404, 'client_not_found');
-  return toClient(row as unknown as ClientRow);
+  return {
+    ...toClient(row as unknown as ClientRow),
+    affiliate_name: row.affiliate_name ?? null,
+    ad_name: row.ad_name,
+    utm_source: row.utm_source,
+    utm_campaign: row.utm_campaign,
+    utm_medium: row.utm_medium,
+    keyword: row.keyword,
+    region: row.region,
+    device: row.device,
+  };
 }
 
 // ---------------------------------------------------------------- writing (back-office.md §2.5, §2.6, §4, §5; D5, D9)

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { ErrorCode } from '../../platform/http/messages.js';
 import type { Trx } from './service.js';
 
 /**
- * Idempotency-Key for calls that move money (decisions.md D3). The key row is inserted in the same transaction as
- * the effect, before it: a concurrent request with the same key waits on the unique key until the first commits,
+ * Idempotency-Key for calls that move money (decisions.md D3) and for the external API's lead posts (D13). The key
+ * row is inserted in the same transaction as the effect, before it: a concurrent request with the same key waits on the unique key until the first commits,
  * then finds the stored answer; if the first rolled back, the second goes ahead. So a retry with the same key and
  * body returns the first answer with no second effect; the same key with a different body is refused (409).
  * Business refusals (4xx) are stored too, so a retry gets the same answer; 5xx and validation errors are not.
@@ -15,15 +16,20 @@ import type { Trx } from './service.js';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_SYNTAX = /^[\x21-\x7e]{1,200}$/;
 
-export interface IdempotentCall {
-  userId: string;
+/**
+ * Whose key it is: a signed-in user (the table idempotency_keys) or an affiliate token of the external API
+ * (external_idempotency_keys, D13). The same key of two owners never meets.
+ */
+export type IdempotencyOwner = { userId: string } | { tokenId: number };
+
+export type IdempotentCall = IdempotencyOwner & {
   /** The route key ('POST /api/trading/place-trade'): the same key may be used on different routes. */
   route: string;
   /** The Idempotency-Key header, if the caller sent one. */
   key: string | string[] | undefined;
   /** The validated request (body and path parameters) the key is bound to. */
   request: unknown;
-}
+};
 
 export interface IdempotentResult<T> {
   status: number;
@@ -69,8 +75,42 @@ function replay<T>(
   return { status: row.response_status, body: row.response_body as T, replayed: true };
 }
 
+interface StoredRow {
+  request_hash: string;
+  response_status: number;
+  response_body: unknown;
+}
+
+/** The key rows of one (owner, route, key): the one table and owner column the call's owner names. */
+function keyStore(call: IdempotentCall, key: string) {
+  const [table, column, owner] =
+    'userId' in call
+      ? (['idempotency_keys', 'user_id', call.userId] as const)
+      : (['external_idempotency_keys', 'token_id', call.tokenId] as const);
+  const where = sql`${sql.ref(column)} = ${owner} and route = ${call.route} and key = ${key}`;
+  return {
+    /** Inserts the row (a placeholder, or a final answer); false when the key was already there. */
+    async insert(db: Db | Trx, hash: string, status: number, body: unknown): Promise<boolean> {
+      const res = await sql`
+        insert into ${sql.table(table)} (${sql.ref(column)}, route, key, request_hash, response_status, response_body)
+        values (${owner}, ${call.route}, ${key}, ${hash}, ${status}, ${JSON.stringify(body)}::jsonb)
+        on conflict do nothing returning key`.execute(db);
+      return res.rows.length > 0;
+    },
+    async read(db: Db | Trx): Promise<StoredRow> {
+      const res = await sql<StoredRow>`
+        select request_hash, response_status, response_body from ${sql.table(table)} where ${where}`.execute(db);
+      return res.rows[0]!;
+    },
+    async answer(db: Db | Trx, status: number, body: unknown): Promise<void> {
+      await sql`update ${sql.table(table)} set response_status = ${status}, response_body = ${JSON.stringify(body)}::jsonb
+        where ${where}`.execute(db);
+    },
+  };
+}
+
 /**
- * Runs `effect` in one transaction, at most once per (user, route, key). Without a key it simply runs it.
+ * Runs `effect` in one transaction, at most once per (owner, route, key). Without a key it simply runs it.
  * `effect` returns the status and body to answer with; the body must be JSON.
  */
 export async function runIdempotent<T>(
@@ -84,60 +124,30 @@ export async function runIdempotent<T>(
     return { ...result, replayed: false };
   }
   const hash = requestHash(call.request);
-  const ident = { user_id: call.userId, route: call.route, key };
+  const store = keyStore(call, key);
 
   try {
     return await db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .insertInto('idempotency_keys')
-        .values({ ...ident, request_hash: hash, response_status: 0, response_body: 'null' })
-        .onConflict((oc) => oc.columns(['user_id', 'route', 'key']).doNothing())
-        .returning('key')
-        .executeTakeFirst();
-      if (!claimed) {
-        const row = await trx
-          .selectFrom('idempotency_keys')
-          .select(['request_hash', 'response_status', 'response_body'])
-          .where('user_id', '=', ident.user_id)
-          .where('route', '=', ident.route)
-          .where('key', '=', ident.key)
-          .executeTakeFirstOrThrow();
-        return replay<T>(row, hash);
-      }
+      if (!(await store.insert(trx, hash, 0, null))) return replay<T>(await store.read(trx), hash);
       const result = await effect(trx);
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ response_status: result.status, response_body: JSON.stringify(result.body) })
-        .where('user_id', '=', ident.user_id)
-        .where('route', '=', ident.route)
-        .where('key', '=', ident.key)
-        .execute();
+      await store.answer(trx, result.status, result.body);
       return { ...result, replayed: false };
     });
   } catch (err) {
     // A business refusal of a first call is the answer to remember; anything else leaves the key unused.
     if (!(err instanceof HttpError) || err.statusCode >= 500 || err.code === 'idempotency_key_reused') throw err;
     const stored: StoredError = { error: { code: err.code, params: err.params } };
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({ ...ident, request_hash: hash, response_status: err.statusCode, response_body: JSON.stringify(stored) })
-      .onConflict((oc) => oc.columns(['user_id', 'route', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (inserted) throw err;
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .select(['request_hash', 'response_status', 'response_body'])
-      .where('user_id', '=', ident.user_id)
-      .where('route', '=', ident.route)
-      .where('key', '=', ident.key)
-      .executeTakeFirstOrThrow();
-    return replay<T>(row, hash);
+    if (await store.insert(db, hash, err.statusCode, stored)) throw err;
+    return replay<T>(await store.read(db), hash);
   }
 }
 
-/** Keys are kept for a day: long enough for any retry, short enough to keep the table small. */
+/** Keys are kept for a day: long enough for any retry, short enough to keep the tables small. */
 export async function pruneIdempotencyKeys(db: Db, olderThan: Date): Promise<number> {
-  const res = await db.deleteFrom('idempotency_keys').where('created_at', '<', olderThan).executeTakeFirst();
-  return Number(res.numDeletedRows ?? 0n);
+  const users = await db.deleteFrom('idempotency_keys').where('created_at', '<', olderThan).executeTakeFirst();
+  const tokens = await db
+    .deleteFrom('external_idempotency_keys')
+    .where('created_at', '<', olderThan)
+    .executeTakeFirst();
+  return Number(users.numDeletedRows ?? 0n) + Number(tokens.numDeletedRows ?? 0n);
 }

@@ -88,6 +88,9 @@ export function registerGuard(app: FastifyInstance, deps: { db: Db; whitelist: W
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access) return; // static files, docs, not-found
+    // The external API authenticates partners by affiliate token itself (modules/external-api); a session is no key
+    // to it, and its Bearer header is a token, not a session.
+    if (access === 'affiliate_token') return;
 
     const bearer = bearerToken(request);
     const cookie = request.cookies[SESSION_COOKIE];

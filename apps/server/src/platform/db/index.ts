@@ -14,6 +14,7 @@ import * as m0005 from './migrations/2026-11-22T0005-client-search.js';
 import * as m0006 from './migrations/2026-11-22T0006-notifications.js';
 import * as m0007 from './migrations/2026-11-25T0007-identity.js';
 import * as m0008 from './migrations/2026-11-25T0008-lead-supply.js';
+import * as m0010 from './migrations/2026-11-25T0010-external-api.js';
 import * as m0012 from './migrations/2026-11-25T0012-dashboard.js';
 
 export type Db = Kysely<Database>;
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0006-notifications': m0006,
   '2026-11-25T0007-identity': m0007,
   '2026-11-25T0008-lead-supply': m0008,
+  '2026-11-25T0010-external-api': m0010,
   '2026-11-25T0012-dashboard': m0012,
 };
 

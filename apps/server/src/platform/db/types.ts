@@ -307,6 +307,8 @@ export interface AffiliateTokensTable {
   created_at: Generated<Date>;
   last_used: Timestamp | null;
   revoked_at: Timestamp | null;
+  /** The rate limit's theoretical arrival time (migration 0010, D13). */
+  rate_tat: Timestamp | null;
 }
 
 export interface ExternalIdempotencyKeysTable {

@@ -235,6 +235,17 @@ export const ERROR_MESSAGES = {
   outbound_refused: { ru: 'Соединение отклонено ({error})', en: 'Connection refused ({error})' },
   outbound_tls: { ru: 'Ошибка TLS-сертификата ({error})', en: 'TLS certificate error ({error})' },
   outbound_failed: { ru: 'Не удалось соединиться ({error})', en: 'Could not connect ({error})' },
+  // Affiliate tokens and the external API (back-office.md §2.11, §7, §8; D13, D17)
+  affiliate_token_not_found: { ru: 'Токен не найден', en: 'Token not found' },
+  whitelist_entry_invalid: {
+    ru: 'IP whitelist: «{entry}» — не IPv4/IPv6-адрес и не CIDR-диапазон',
+    en: 'IP whitelist: "{entry}" is not an IPv4/IPv6 address or a CIDR range',
+  },
+  access_denied: { ru: 'Доступ запрещен', en: 'Access denied' },
+  phone_invalid: {
+    ru: '{field}: некорректный номер телефона',
+    en: '{field}: not a valid phone number (give it with its country code, e.g. +77011234567)',
+  },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
 } as const satisfies Record<string, Record<Lang, string>>;

@@ -5,7 +5,9 @@ import {
   verifyIdentityResponseSchema,
   type RegisterClientUser,
   type ReminderUpdate,
+  clientDetailSchema,
   clientSchema,
+  type ClientDetail,
   commentSchema,
   commentsResponseSchema,
   depositsResponseSchema,
@@ -27,11 +29,11 @@ export const clientCardKeys = {
   detail: (id: number) => ['clients', 'detail', id] as const,
 };
 
-/** GET /api/clients/:id: the card's client (404 when unknown or outside the caller's scope). */
+/** GET /api/clients/:id: the card's client with its source details (404 when unknown or outside the caller's scope). */
 export function useClient(id: number) {
   return useQuery({
     queryKey: clientCardKeys.detail(id),
-    queryFn: ({ signal }) => apiCall(clientSchema, `/api/clients/${id}`, { signal }),
+    queryFn: ({ signal }) => apiCall(clientDetailSchema, `/api/clients/${id}`, { signal }),
     retry: false,
   });
 }
@@ -41,7 +43,11 @@ export function useUpdateClient(id: number) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: ClientUpdate) => apiCall(clientSchema, `/api/clients/${id}`, { method: 'PUT', body }),
-    onSuccess: (client) => queryClient.setQueryData(clientCardKeys.detail(id), client),
+    // The edit answers the plain client; the card keeps its source details, which an edit does not change.
+    onSuccess: (client) =>
+      queryClient.setQueryData<ClientDetail>(clientCardKeys.detail(id), (card) =>
+        card ? { ...card, ...client } : card,
+      ),
     onSettled: () => queryClient.invalidateQueries({ queryKey: clientKeys.all }),
   });
 }

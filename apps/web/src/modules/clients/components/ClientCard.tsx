@@ -12,6 +12,7 @@ import { ErrorBox } from '../../ui/ErrorBox';
 import { PageHeader } from '../../ui/PageHeader';
 import { useClient, useClientSummary } from '../api/client-card';
 import { ChangePasswordModal, RegisterUserModal } from './ClientAccountModals';
+import { ClientSourceCard } from './ClientSourceCard';
 import { ClientStatsCard, ClientWithdrawalsCard } from './ClientStatsCard';
 import { useManagerText } from './ClientsTable';
 import { ClientStatusBadge } from './ClientStatusBadge';
@@ -217,6 +218,7 @@ export function ClientCard() {
         <Grid.Col span={{ base: 12, lg: 4 }}>
           <Stack gap="md">
             <ClientStatsCard summary={summary.data} loading={summary.isPending} failed={summary.isError} />
+            <ClientSourceCard client={data} />
             <ClientWithdrawalsCard
               summary={summary.data}
               timeZone={user.business_timezone}

@@ -1,0 +1,150 @@
+import type { AffiliateToken } from '@brokerage/shared';
+import { ActionIcon, Badge, Button, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
+import { IconCheck, IconCopy, IconTrash } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { formatDateTime } from '../../../lib/format';
+import { useCopyFeedback } from '../hooks/useCopyFeedback';
+
+/** The masked token and its copy button, which copies the masked form and says so (D17); a check mark for 2 s. */
+function MaskedToken({ token }: { token: AffiliateToken }) {
+  const { t } = useTranslation('affiliateTokens');
+  const { copied, copy } = useCopyFeedback();
+  return (
+    <Group gap={4} wrap="nowrap">
+      <Text ff="monospace" size="sm" data-testid="token-masked">
+        {token.token}
+      </Text>
+      <Tooltip label={copied ? t('copy.maskedCopied') : t('copy.masked')} withArrow multiline w={260}>
+        <ActionIcon
+          variant="subtle"
+          color={copied ? 'teal' : 'gray'}
+          aria-label={copied ? t('copy.maskedCopied') : t('copy.masked')}
+          onClick={() => void copy(token.token)}
+          data-testid="token-masked-copy"
+          data-copied={copied || undefined}
+        >
+          {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+        </ActionIcon>
+      </Tooltip>
+    </Group>
+  );
+}
+
+/** §2.11 'Active tokens': Name, Token, IP Whitelist, Created, Last used, Actions. */
+export function TokensTable({
+  tokens,
+  loading,
+  timeZone,
+  onEditWhitelist,
+  onDelete,
+}: {
+  tokens: AffiliateToken[];
+  loading: boolean;
+  timeZone: string;
+  onEditWhitelist: (token: AffiliateToken) => void;
+  onDelete: (token: AffiliateToken) => void;
+}) {
+  const { t } = useTranslation('affiliateTokens');
+  const columns = 6;
+  return (
+    <Table.ScrollContainer minWidth={760}>
+      <Table striped highlightOnHover verticalSpacing="sm" data-testid="tokens-table">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('table.name')}</Table.Th>
+            <Table.Th>{t('table.token')}</Table.Th>
+            <Table.Th>{t('table.whitelist')}</Table.Th>
+            <Table.Th>{t('table.created')}</Table.Th>
+            <Table.Th>{t('table.lastUsed')}</Table.Th>
+            <Table.Th ta="right">{t('table.actions')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {loading ? (
+            <Table.Tr>
+              <Table.Td colSpan={columns}>
+                <Group justify="center" gap="sm" py="md">
+                  <Loader size="sm" />
+                  <Text>{t('table.loading')}</Text>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ) : null}
+          {!loading && tokens.length === 0 ? (
+            <Table.Tr>
+              <Table.Td colSpan={columns}>
+                <Text ta="center" c="dimmed" py="md" data-testid="tokens-empty">
+                  {t('table.empty')}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ) : null}
+          {tokens.map((token) => (
+            <Table.Tr key={token.id} data-testid="token-row" data-token-id={token.id}>
+              <Table.Td>
+                <Group gap="xs" wrap="nowrap">
+                  <Text size="sm" fw={500}>
+                    {token.name}
+                  </Text>
+                  {token.is_active ? null : (
+                    <Badge size="xs" color="gray" variant="light">
+                      {t('table.inactive')}
+                    </Badge>
+                  )}
+                </Group>
+              </Table.Td>
+              <Table.Td>
+                <MaskedToken token={token} />
+              </Table.Td>
+              <Table.Td>
+                <Group gap="xs" wrap="nowrap" data-testid="token-whitelist">
+                  {token.ip_whitelist.length > 0 ? (
+                    <Tooltip label={token.ip_whitelist.join(', ')} multiline maw={320} withArrow>
+                      <Badge variant="light" color="orange">
+                        {t('table.ipCount', { count: token.ip_whitelist.length })}
+                      </Badge>
+                    </Tooltip>
+                  ) : (
+                    <Text size="sm" c="dimmed">
+                      {t('table.anyIp')}
+                    </Text>
+                  )}
+                  <Button
+                    size="compact-xs"
+                    variant="subtle"
+                    onClick={() => onEditWhitelist(token)}
+                    data-testid="token-whitelist-edit"
+                  >
+                    {token.ip_whitelist.length > 0 ? t('table.edit') : t('table.configure')}
+                  </Button>
+                </Group>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{formatDateTime(token.created_at, timeZone)}</Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm" c={token.last_used ? undefined : 'dimmed'}>
+                  {token.last_used ? formatDateTime(token.last_used, timeZone) : t('table.notUsed')}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Group justify="flex-end">
+                  <Button
+                    size="compact-sm"
+                    variant="subtle"
+                    color="red"
+                    leftSection={<IconTrash size={14} />}
+                    onClick={() => onDelete(token)}
+                    data-testid="token-delete"
+                  >
+                    {t('table.delete')}
+                  </Button>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -106,7 +106,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   registerInputChecks(app);
   await registerSecurityHeaders(app);
   await app.register(cookie);
-  await app.register(rateLimit, { global: true, max: 1200, timeWindow: '1 minute' });
+  await app.register(rateLimit, { global: true, max: config.API_RATE_PER_MINUTE, timeWindow: '1 minute' });
   await registerOpenApi(app, VERSION);
   registerGuard(app, { db: deps.db, whitelist: deps.whitelist });
 

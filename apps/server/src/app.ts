@@ -44,6 +44,7 @@ import { exportRoutes } from './modules/exports/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { NotificationWorker } from './modules/notifications/worker.js';
 import { clientAccountRoutes } from './modules/client-account/routes.js';
+import { importRoutes } from './modules/imports/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -113,6 +114,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(reminderRoutes, { deps });
   await app.register(notificationRoutes, { deps });
   await app.register(clientAccountRoutes, { deps });
+  await app.register(importRoutes, { deps });
   const notificationWorker = new NotificationWorker({ db: deps.db, bus, log: app.log });
   app.decorate('notificationWorker', notificationWorker);
   app.addHook('onListen', async () => {

@@ -20,3 +20,4 @@ export * from './schemas/site.js';
 export * from './schemas/market-info.js';
 export * from './registration.js';
 export * from './phone.js';
+export * from './schemas/lead-import.js';

@@ -150,6 +150,9 @@ export const API_ROUTES = {
   'GET /api/site/facts': 'public',
   'GET /api/economic-calendar': 'public',
   'GET /api/fundamentals/:symbol': 'public',
+  /** §2.11 'File upload' (issue 10): lead import from CSV/XLSX/XLS, and its rejected rows as CSV (kept 24 h). */
+  'POST /api/upload-clients': 'integration.manage',
+  'GET /api/upload-clients/:id/rejected.csv': 'integration.manage',
 } as const satisfies Record<string, RouteAccess>;
 
 export type ApiRouteKey = keyof typeof API_ROUTES;

@@ -62,6 +62,7 @@ export const AUDIT_ACTIONS = [
   'client.export',
   'client.register_user',
   'client.change_password',
+  'client.import',
   'deposit.create',
   'deposit.update',
   'deposit.delete',

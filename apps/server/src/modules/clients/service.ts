@@ -68,7 +68,7 @@ export type ClientRow = {
   status: string;
   ftd: boolean;
   total_deposits_cents: string;
-  affiliate_id: number | null;
+  affiliate_id: number | string | null;
   assigned_manager: string | null;
   assigned_manager_name: string | null;
   user_id: string | null;
@@ -91,7 +91,8 @@ export function toClient(r: ClientRow): Client {
     status: r.status,
     ftd: r.ftd,
     total_deposits: centsToDollars(r.total_deposits_cents),
-    affiliate_id: r.affiliate_id,
+    // A bigint since migration 0008: the pg driver gives a string.
+    affiliate_id: r.affiliate_id === null ? null : Number(r.affiliate_id),
     assigned_manager: r.assigned_manager,
     assigned_manager_name: r.assigned_manager_name,
     user_id: r.user_id,

@@ -13,6 +13,12 @@ export const LEAD_IMPORT_OPTIONAL_COLUMNS = ['Campaign', 'Source'] as const;
 /** The file types offered by the picker; the server decides by the name's extension and checks the content. */
 export const LEAD_IMPORT_EXTENSIONS = ['.csv', '.xlsx', '.xls'] as const;
 
+/**
+ * The size limit the page checks before sending (§5: 'Файл больше 10 МБ', in the browser and by the server). The
+ * server's limit is its UPLOAD_MAX_MB setting (default the same 10) and is the one that counts.
+ */
+export const LEAD_IMPORT_MAX_MB = 10;
+
 /** How many rejected rows the answer lists; the downloadable CSV has all of them. */
 export const LEAD_IMPORT_REJECTED_SHOWN = 100;
 

@@ -31,6 +31,6 @@ export function reasonText(reason: RowReason, lang: Lang): string {
 
 export function resultMessage(lang: Lang, created: number, total: number): string {
   return lang === 'ru'
-    ? `Загрузка завершена: создано клиентов — ${created} из ${total}`
-    : `Upload completed: ${created} of ${total} clients created`;
+    ? `Файл обработан: создано клиентов — ${created} из ${total}`
+    : `File processed: ${created} of ${total} clients created`;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HttpError } from '../../../platform/http/errors.js';
 import { FIELD_LABEL, matchHeader, REQUIRED_FIELDS, type LeadField } from './headers.js';
 
-/** A file larger than this many data rows is refused (a 10 MB CSV of four short columns holds about 250,000). */
+/** A file with more data rows than this is refused (a 10 MB CSV of four short columns holds about 150,000). */
 export const MAX_IMPORT_ROWS = 500_000;
 
 /** The longest value of each field, as the add-client form allows (shared clientCreateSchema). */

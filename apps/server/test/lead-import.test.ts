@@ -353,6 +353,31 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
     expect(await importedLeads()).toEqual([]);
   });
 
+  it('odd but valid files import: an XLSX saved under .xls, numbers as phone cells, a control character in the name', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Leads');
+    sheet.addRow(['Имя', 'Почта', 'Телефон', 'Страна']);
+    sheet.addRow(['Numeric Phone', 'numeric@example.com', 87071234567, 'Kazakhstan']);
+    const res = await upload('old-name.xls', Buffer.from(await book.xlsx.writeBuffer()));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await importedLeads()).toMatchObject([{ phone: '87071234567', phone_e164: '+77071234567' }]);
+
+    // RFC 5987 lets a client put U+0000 in the file name; it is dropped, never a database error.
+    const b = 'odd-name-boundary';
+    const nul = await t.inject({
+      method: 'POST',
+      url: '/api/upload-clients',
+      token: admin.token,
+      headers: { 'content-type': `multipart/form-data; boundary=${b}` },
+      payload:
+        `--${b}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''le%00ads.csv\r\n` +
+        'Content-Type: text/csv\r\n\r\nfull name,Email,Phone,Country\nA,a@example.com,+77010000001,KZ\n' +
+        `\r\n--${b}--\r\n`,
+    });
+    expect(nul.statusCode, nul.body).toBe(200);
+    expect((await t.auditRows('client.import')).at(-1)?.after).toMatchObject({ file_name: 'leads.csv' });
+  });
+
   it('two imports of the same file at once create each lead once', async () => {
     const rows = Array.from({ length: 300 }, (_, i) => [
       `Lead ${i}`,

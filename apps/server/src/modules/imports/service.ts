@@ -50,7 +50,10 @@ export async function importLeads(
   actor: Actor,
   lang: Lang,
 ): Promise<UploadClientsResult> {
-  const upload = new Upload(file.stream, file.name, file.mimeType, deps.config.UPLOAD_MAX_MB);
+  // The name is the client's (RFC 5987 lets it carry any code point): control characters (U+0000 cannot be stored
+  // in PostgreSQL text) are dropped and the length bounded before it is shown, stored or audited.
+  const fileName = file.name.replace(/\p{Cc}/gu, '').slice(0, 255);
+  const upload = new Upload(file.stream, fileName, file.mimeType, deps.config.UPLOAD_MAX_MB);
   const collector = new LeadCollector(deps.config.DEFAULT_PHONE_REGION);
   try {
     await readLeads(upload, collector);
@@ -82,7 +85,7 @@ export async function importLeads(
       .insertInto('lead_imports')
       .values({
         created_by: actor.id,
-        file_name: file.name.slice(0, 255),
+        file_name: fileName,
         total_processed: total,
         clients_created: created,
         duplicates_found: duplicates,
@@ -96,7 +99,7 @@ export async function importLeads(
       entityType: 'lead_import',
       entityId: id,
       after: {
-        file_name: file.name,
+        file_name: fileName,
         total_processed: total,
         clients_created: created,
         duplicates_found: duplicates,

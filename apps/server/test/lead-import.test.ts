@@ -303,6 +303,15 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
     const truncated = await upload('truncated.xlsx', xlsx.subarray(0, Math.floor(xlsx.length / 2)));
     expect(truncated.statusCode, truncated.body).toBe(400);
 
+    // A worksheet whose deflate data is corrupt: the unzipper fails while exceljs waits for the entry's end.
+    const corrupt = Buffer.from(xlsx);
+    const at = corrupt.indexOf('xl/worksheets/sheet1.xml');
+    const header = corrupt.lastIndexOf(Buffer.from('PK\u0003\u0004', 'latin1'), at);
+    corrupt[header + 30 + corrupt.readUInt16LE(header + 26) + corrupt.readUInt16LE(header + 28)] = 0x07; // BTYPE 11
+    const inflate = await upload('corrupt.xlsx', corrupt);
+    expect(inflate.statusCode, inflate.body).toBe(400);
+    expect(inflate.json().detail).toBe('Файл «corrupt.xlsx» не является книгой Excel (.xlsx) или поврежден');
+
     const binaryCsv = await upload('data.csv', png);
     expect(binaryCsv.statusCode).toBe(400);
     expect(binaryCsv.json().detail).toBe('Файл «data.csv» — это PNG, а не CSV');

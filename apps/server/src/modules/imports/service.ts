@@ -155,22 +155,23 @@ async function storeLeads(trx: Trx, collector: LeadCollector): Promise<Stored> {
     from (
       select w.rn,
         case
-          when exists (select 1 from clients c where lower(c.email) = w.email_key) then 'duplicate_email_base'
-          when exists (select 1 from clients c where c.phone_e164 = w.phone_e164) then 'duplicate_phone_base'
+          when w.email_in_base then 'duplicate_email_base'
+          when w.phone_in_base then 'duplicate_phone_base'
           when w.first_email < w.rn then 'duplicate_email_row'
           when w.first_phone < w.rn then 'duplicate_phone_row'
         end as reason,
         case
-          when exists (select 1 from clients c where lower(c.email) = w.email_key) then null
-          when exists (select 1 from clients c where c.phone_e164 = w.phone_e164) then null
+          when w.email_in_base or w.phone_in_base then null
           when w.first_email < w.rn then w.first_email
           when w.first_phone < w.rn then w.first_phone
         end as ref_row
       from (
-        select rn, lower(email) as email_key, phone_e164,
-          min(rn) over (partition by lower(email)) as first_email,
-          min(rn) over (partition by phone_e164) as first_phone
-        from lead_import_rows
+        select r.rn,
+          exists (select 1 from clients c where lower(c.email) = lower(r.email)) as email_in_base,
+          exists (select 1 from clients c where c.phone_e164 = r.phone_e164) as phone_in_base,
+          min(r.rn) over (partition by lower(r.email)) as first_email,
+          min(r.rn) over (partition by r.phone_e164) as first_phone
+        from lead_import_rows r
       ) w
     ) v
     where s.rn = v.rn and v.reason is not null`.execute(trx);

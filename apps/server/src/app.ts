@@ -51,6 +51,7 @@ import { PostbackWorker } from './modules/postbacks/jobs.js';
 import { cardVaultFromConfig } from './platform/crypto/card-vault.js';
 import { affiliateTokenRoutes } from './modules/affiliate-tokens/routes.js';
 import { externalApiRoutes } from './modules/external-api/routes.js';
+import { importRoutes } from './modules/imports/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -123,6 +124,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(reminderRoutes, { deps });
   await app.register(notificationRoutes, { deps });
   await app.register(clientAccountRoutes, { deps });
+  await app.register(importRoutes, { deps });
   const notificationWorker = new NotificationWorker({ db: deps.db, bus, log: app.log });
   app.decorate('notificationWorker', notificationWorker);
   app.addHook('onListen', async () => {

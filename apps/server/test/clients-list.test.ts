@@ -61,7 +61,10 @@ describe.each(dbKinds())('clients list on %s', (kind) => {
     ];
     // clients.affiliate_id references an affiliate (lead supply, D13).
     for (const id of [3, 7]) {
-      await t.db.insertInto('affiliates').values({ id, name: `Partner ${id}` }).execute();
+      await t.db
+        .insertInto('affiliates')
+        .values({ id, name: `Partner ${id}` })
+        .execute();
     }
     for (const l of leads) {
       const row = await t.db

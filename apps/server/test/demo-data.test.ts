@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CLIENT_STATUSES, settleTrade } from '@brokerage/shared';
+import { CLIENT_STATUSES, normalisePhone, settleTrade } from '@brokerage/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../src/modules/ledger/service.js';
 import { CardVault } from '../src/platform/crypto/card-vault.js';
@@ -88,6 +88,9 @@ describe.each(dbKinds())('the demo traders on %s', (kind) => {
     expect(clients.length).toBeLessThanOrEqual(DEMO_LEAD_COUNT + 20);
     expect(new Set(clients.map((c) => c.email)).size).toBe(clients.length);
     expect(new Set(clients.map((c) => c.phone)).size).toBe(clients.length);
+    // D17: each phone is stored as E.164 too, as add-client and the import store it.
+    const e164 = await t.db.selectFrom('clients').select(['phone', 'phone_e164']).execute();
+    expect(e164.filter((c) => c.phone_e164 === null || c.phone_e164 !== normalisePhone(c.phone))).toEqual([]);
 
     // Every demo manager and team lead, and the extra managers, carry clients; some wait unassigned.
     const managers = await t.db

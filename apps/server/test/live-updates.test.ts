@@ -130,7 +130,9 @@ describe.each(dbKinds())('live updates on %s', (kind) => {
     const cookie = `session=${encodeURIComponent(alice.token)}`;
     // Today's attack: a page on another port of this host opened the socket with the victim's cookie.
     const foreignPort = httpBase().replace(/:(\d+)$/, (_m, p: string) => `:${Number(p) + 1}`);
-    await expect(connectLive(`${base}/api/ws`, { cookie, origin: foreignPort })).rejects.toThrow('upgrade refused: 403');
+    await expect(connectLive(`${base}/api/ws`, { cookie, origin: foreignPort })).rejects.toThrow(
+      'upgrade refused: 403',
+    );
     await expect(connectLive(`${base}/api/ws`, { cookie, origin: 'https://evil.example.net' })).rejects.toThrow(
       'upgrade refused: 403',
     );

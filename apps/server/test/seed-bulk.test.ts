@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { MANAGER_ROLES } from '@brokerage/shared';
+import { MANAGER_ROLES, normalisePhone } from '@brokerage/shared';
 import { reconcile } from '../src/modules/ledger/service.js';
 import { runCli } from '../src/cli.js';
 import { BulkSeedRefused, seedBulk, type BulkSeedResult } from '../src/seed/bulk.js';
@@ -95,6 +95,17 @@ describe.each(dbKinds())('bulk lead seeding on %s', (kind) => {
     expect(Number(s.phones)).toBe(CLIENTS);
     expect(s.days).toBeGreaterThan(400);
     expect(Number(s.campaigns)).toBeGreaterThanOrEqual(10);
+  });
+
+  it('stores each phone also as E.164, as normalisePhone reads it (D17), and partner leads carry their affiliate', async () => {
+    const all = await t.db.selectFrom('clients').select(['phone', 'phone_e164', 'source', 'affiliate_id']).execute();
+    expect(all.filter((c) => c.phone_e164 !== normalisePhone(c.phone, 'KZ'))).toEqual([]);
+    const partners = all.filter((c) => c.source.startsWith('partner:'));
+    expect(partners.length).toBeGreaterThan(0);
+    const affiliates = await t.db.selectFrom('affiliates').select(['id', 'name']).execute();
+    const nameOf = new Map(affiliates.map((a) => [Number(a.id), a.name]));
+    expect(partners.every((c) => `partner:${nameOf.get(Number(c.affiliate_id))}` === c.source)).toBe(true);
+    expect(all.filter((c) => !c.source.startsWith('partner:') && c.affiliate_id !== null)).toEqual([]);
   });
 
   it('keeps deposits as the deposits service keeps them, and the ledger reconciles', async () => {

@@ -13,7 +13,7 @@ function keysOf(tree: Tree, prefix = ''): string[] {
 const all = resources as unknown as Record<string, Record<string, Tree>>;
 
 describe('translation namespaces', () => {
-  it.each(['clientBase', 'notify', 'site', 'platform', 'affiliates', 'affiliateTokens'])(
+  it.each(['clientBase', 'notify', 'site', 'platform', 'affiliates', 'affiliateTokens', 'leadImport'])(
     '%s has the same keys in ru and en',
     (ns) => {
       expect(keysOf(all.en![ns]!).sort()).toEqual(keysOf(all.ru![ns]!).sort());

@@ -23,3 +23,4 @@ export * from './phone.js';
 export * from './schemas/affiliates.js';
 export * from './schemas/affiliate-tokens.js';
 export * from './schemas/external-api.js';
+export * from './schemas/lead-import.js';

@@ -174,6 +174,9 @@ export const API_ROUTES = {
   'GET /api/external/clients': 'affiliate_token',
   'POST /api/external/lead-ads': 'affiliate_token',
   'POST /api/external/search-ads': 'affiliate_token',
+  /** §2.11 'File upload' (issue 10): lead import from CSV/XLSX/XLS, and its rejected rows as CSV (kept 24 h). */
+  'POST /api/upload-clients': 'integration.manage',
+  'GET /api/upload-clients/:id/rejected.csv': 'integration.manage',
 } as const satisfies Record<string, RouteAccess>;
 
 export type ApiRouteKey = keyof typeof API_ROUTES;

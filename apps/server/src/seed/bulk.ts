@@ -408,6 +408,36 @@ async function ensureStaff(db: Db): Promise<{ id: string; role: StaffRole }[]> {
   return all.map((u) => ({ id: u.id, role: u.role as StaffRole }));
 }
 
+/** The affiliates of the partner sources (by name, created once), so partner leads carry a real affiliate_id. */
+async function ensureAffiliates(db: Db): Promise<Map<string, number>> {
+  const names = SOURCES.filter((s) => s.startsWith('partner:')).map((s) => s.slice('partner:'.length));
+  const wanted = [...new Set(names)];
+  const have = await db
+    .selectFrom('affiliates')
+    .select(['id', 'name'])
+    .where('name', 'in', wanted)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const missing = wanted.filter((n) => !have.some((a) => a.name === n));
+  if (missing.length) {
+    const added = await db
+      .insertInto('affiliates')
+      .values(
+        missing.map((name) => ({
+          name,
+          description: 'Bulk seed partner',
+          webhook_url: null,
+          signing_secret_enc: null,
+          deleted_at: null,
+        })),
+      )
+      .returning(['id', 'name'])
+      .execute();
+    have.push(...added);
+  }
+  return new Map(have.map((a) => [a.name, Number(a.id)]));
+}
+
 export class BulkSeedRefused extends Error {}
 
 export async function seedBulk(db: Db, options: BulkSeedOptions): Promise<BulkSeedResult> {
@@ -431,16 +461,13 @@ export async function seedBulk(db: Db, options: BulkSeedOptions): Promise<BulkSe
   }
 
   const staff = await ensureStaff(db);
+  const affiliateIds = await ensureAffiliates(db);
+  // A partner source's leads belong to its affiliate (clients.affiliate_id references affiliates, migration 0008).
+  const affiliateOf = (col: string) =>
+    `(case ${col} ${[...affiliateIds].map(([name, aid]) => `when ${lit(`partner:${name}`)} then ${aid}`).join(' ')} end)`;
   const sales = staff.filter((s) => departmentOfRole(s.role) === 'sales').map((s) => s.id);
   const retention = staff.filter((s) => departmentOfRole(s.role) === 'retention').map((s) => s.id);
   log(`staff: ${staff.length} managers and team leads (bulk.*@bulk.local)`);
-  // The partner leads below carry affiliate ids 1000–1039: the affiliates exist first (clients.affiliate_id is a
-  // reference), and the id sequence moves past them so affiliates created later never collide.
-  await sql`
-    insert into affiliates (id, name, status)
-    select g, 'Bulk partner ' || (g - 999), 'active' from generate_series(1000, 1039) g
-    on conflict (id) do nothing`.execute(db);
-  await sql`select setval('affiliates_id_seq', greatest((select max(id) from affiliates), 1039))`.execute(db);
 
   const base = Number(max ?? 0);
   const first = base + 1;
@@ -471,20 +498,24 @@ export async function seedBulk(db: Db, options: BulkSeedOptions): Promise<BulkSe
     await db.transaction().execute(async (trx) => {
       await sql
         .raw(
-          `insert into clients (id, name, email, phone, country, campaign, source, notes, status, assigned_manager,
-             affiliate_id, ftd, total_deposits_cents, created_at, updated_at, last_comment_date)
-           select id, name, email, ${phoneSql('id', 'country')}, country, campaign, source, '', status, manager,
-             case when source like 'partner:%' then 1000 + (${h('id', 17)} % 40)::int end,
-             has_deposit, 0, created_at, created_at,
+          // phone_e164 (D17): every generated phone is '+', a country code and a national number of its plan, so
+          // its digits after a '+' are the E.164 form normalisePhone gives (seed-bulk.test checks a sample).
+          `insert into clients (id, name, email, phone, phone_e164, country, campaign, source, notes, status,
+             assigned_manager, affiliate_id, ftd, total_deposits_cents, created_at, updated_at, last_comment_date)
+           select id, name, email, phone, '+' || regexp_replace(phone, '\\D', '', 'g'), country, campaign, source, '',
+             status, manager, ${affiliateOf('source')}, has_deposit, 0, created_at, created_at,
              case when ${h('id', 18)} % 100 < 25 then created_at + (now() - created_at) * ((${h('id', 19)} % 1000) / 1000.0) end
            from (
-             select ${id} as id, ${fn} || ' ' || ${ln} as name, lower(${email}) as email, ${country} as country,
-               ${byLang(id, pick(CAMPAIGNS_RU, id, 15), pick(CAMPAIGNS_EN, id, 15), pick(CAMPAIGNS_KK, id, 15))} as campaign,
-               ${source} as source,
-               case when ${hasDeposit} then ${pick(STATUS_DEPOSIT, id, 21)} else ${pick(STATUS_NO_DEPOSIT, id, 21)} end as status,
-               ${manager} as manager, ${hasDeposit} as has_deposit, ${createdAt} as created_at
-             from generate_series(${from}, ${to}) as g(id)
-           ) s`,
+             select s.*, ${phoneSql('s.id', 's.country')} as phone
+             from (
+               select ${id} as id, ${fn} || ' ' || ${ln} as name, lower(${email}) as email, ${country} as country,
+                 ${byLang(id, pick(CAMPAIGNS_RU, id, 15), pick(CAMPAIGNS_EN, id, 15), pick(CAMPAIGNS_KK, id, 15))} as campaign,
+                 ${source} as source,
+                 case when ${hasDeposit} then ${pick(STATUS_DEPOSIT, id, 21)} else ${pick(STATUS_NO_DEPOSIT, id, 21)} end as status,
+                 ${manager} as manager, ${hasDeposit} as has_deposit, ${createdAt} as created_at
+               from generate_series(${from}, ${to}) as g(id)
+             ) s
+           ) p`,
         )
         .execute(trx);
 

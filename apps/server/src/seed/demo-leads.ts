@@ -1,4 +1,4 @@
-import type { ClientStatus, Department, StaffRole } from '@brokerage/shared';
+import { normalisePhone, type ClientStatus, type Department, type StaffRole } from '@brokerage/shared';
 import { createDeposit } from '../modules/deposits/service.js';
 import type { Trx } from '../modules/ledger/service.js';
 import type { Actor } from '../platform/auth/actor.js';
@@ -469,6 +469,8 @@ export async function seedDemoLeads(
         name: p.name,
         email: p.email,
         phone: p.phone,
+        // D17: every demo phone is international, so the default region does not matter.
+        phone_e164: normalisePhone(p.phone),
         country: p.country,
         campaign: p.campaign,
         source: p.source,

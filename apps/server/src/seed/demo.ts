@@ -1,4 +1,4 @@
-import { STAFF_ROLES, departmentOfRole, isStaffRole, type Role } from '@brokerage/shared';
+import { STAFF_ROLES, departmentOfRole, isStaffRole, normalisePhone, type Role } from '@brokerage/shared';
 import type { Actor } from '../platform/auth/actor.js';
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/index.js';
@@ -221,6 +221,7 @@ export async function seedDemoData(
         name: 'Demo Client',
         email: 'client@demo.local',
         phone: '+380501112299',
+        phone_e164: normalisePhone('+380501112299'),
         country: 'Украина',
         campaign: '',
         source: 'website',
@@ -260,6 +261,7 @@ export async function seedDemoData(
           name: lead.name,
           email: lead.email,
           phone: lead.phone,
+          phone_e164: normalisePhone(lead.phone),
           country: lead.country,
           campaign: 'demo',
           source: 'demo',
@@ -380,6 +382,7 @@ async function seedTraderAccount(
       name: trader.name,
       email: trader.email,
       phone: trader.phone,
+      phone_e164: normalisePhone(trader.phone),
       country: trader.country,
       campaign: '',
       source: 'website',

@@ -63,6 +63,7 @@ export const AUDIT_ACTIONS = [
   'client.register_user',
   'client.change_password',
   'client.verify_identity',
+  'client.import',
   'deposit.create',
   'deposit.update',
   'deposit.delete',

@@ -26,3 +26,15 @@ export async function findLeadByContact(
   if (!row) return undefined;
   return { id: Number(row.id), affiliate_id: row.affiliate_id === null ? null : Number(row.affiliate_id) };
 }
+
+/**
+ * The transaction-scoped advisory lock every path that creates leads takes before its duplicate check (the external
+ * API one lead at a time, an import a whole file): the check and the insert are not atomic otherwise, so two posts of
+ * the same lead, two imports of the same file, or an import and a post at once, would each create it. One lock for all
+ * leads; each holder keeps it for one short insert (an import for its dedupe-and-insert statements).
+ */
+export const LEAD_CREATION_LOCK = 7342010;
+
+export async function lockLeadCreation(trx: Trx): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${LEAD_CREATION_LOCK})`.execute(trx);
+}

@@ -1,5 +1,6 @@
 import {
   can,
+  normalisePhone,
   type BulkAssign,
   type Client,
   type ClientCreate,
@@ -357,6 +358,8 @@ export async function createClient(deps: AppDeps, input: ClientCreate, actor: Ac
         name: input.name,
         email: input.email,
         phone: input.phone,
+        // D17: the number as E.164 for duplicate checks beside the typed one (null when it cannot be parsed).
+        phone_e164: normalisePhone(input.phone, deps.config.DEFAULT_PHONE_REGION),
         country: input.country,
         campaign: input.campaign ?? '',
         source: 'manual',
@@ -404,9 +407,12 @@ export async function updateClient(deps: AppDeps, id: number, input: ClientUpdat
       if (changes.assigned_manager !== null) await checkManager(trx, changes.assigned_manager!);
     }
     if (Object.keys(changes).length > 0) {
+      // D17: a new phone renews its E.164 form.
+      const phoneE164 =
+        'phone' in changes ? { phone_e164: normalisePhone(changes.phone, deps.config.DEFAULT_PHONE_REGION) } : {};
       await trx
         .updateTable('clients')
-        .set({ ...changes, updated_at: sql`now()` })
+        .set({ ...changes, ...phoneE164, updated_at: sql`now()` })
         .where('id', '=', id)
         .execute();
       const before = Object.fromEntries(Object.keys(changes).map((k) => [k, (current as Record<string, unknown>)[k]]));

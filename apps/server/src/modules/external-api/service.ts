@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { centsToDollars } from '../../platform/money.js';
-import { findLeadByContact } from '../clients/duplicates.js';
+import { findLeadByContact, lockLeadCreation } from '../clients/duplicates.js';
 import type { Trx } from '../ledger/service.js';
 import { enqueuePostback } from '../postbacks/outbox.js';
 import type { AffiliateCaller } from './access.js';
@@ -31,17 +31,6 @@ export interface IncomingLead {
   keyword?: string | undefined;
   region?: string | undefined;
   device?: string | undefined;
-}
-
-/**
- * Every path that creates a lead one at a time takes this transaction-scoped advisory lock before its duplicate
- * check, so two posts of the same lead at once create it once (the check and the insert are not atomic otherwise).
- * It is one lock for all leads: each holder keeps it for one short insert.
- */
-export const LEAD_CREATION_LOCK = 0x6c656164; // 'lead'
-
-export async function lockLeadCreation(trx: Trx): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${LEAD_CREATION_LOCK})`.execute(trx);
 }
 
 interface LeadRow {

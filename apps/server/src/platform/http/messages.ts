@@ -172,6 +172,61 @@ export const ERROR_MESSAGES = {
     ru: 'Менеджер не найден: назначить можно только действующего сотрудника',
     en: 'Manager not found: only an active staff member can be assigned',
   },
+  // Lead file import (back-office.md §2.11 'File upload', §5; issue 10)
+  upload_no_file: {
+    ru: 'Прикрепите файл в поле file (multipart/form-data)',
+    en: "Attach the file in the multipart/form-data field 'file'",
+  },
+  upload_malformed: {
+    ru: 'Запрос с файлом поврежден или прерван: {reason}',
+    en: 'The upload request is malformed or was interrupted: {reason}',
+  },
+  upload_unsupported_type: {
+    ru: 'Выберите файл CSV или Excel (.csv, .xlsx, .xls): «{name}» не подходит',
+    en: 'Please select a CSV or Excel file (.csv, .xlsx, .xls): "{name}" is not one',
+  },
+  upload_too_large: { ru: 'Файл больше {max} МБ', en: 'The file is larger than {max} MB' },
+  upload_empty_file: { ru: 'Файл «{name}» пустой', en: 'The file "{name}" is empty' },
+  upload_wrong_content: {
+    ru: 'Файл «{name}» — это {found}, а не {expected}',
+    en: 'The file "{name}" is {found}, not {expected}',
+  },
+  upload_not_xlsx: {
+    ru: 'Файл «{name}» не является книгой Excel (.xlsx) или поврежден',
+    en: 'The file "{name}" is not an Excel workbook (.xlsx) or is damaged',
+  },
+  upload_not_xls: {
+    ru: 'Файл «{name}» не является книгой Excel 97–2003 (.xls) или поврежден',
+    en: 'The file "{name}" is not an Excel 97–2003 workbook (.xls) or is damaged',
+  },
+  upload_csv_binary: {
+    ru: 'Файл «{name}» содержит двоичные данные, а не текст CSV',
+    en: 'The file "{name}" holds binary data, not CSV text',
+  },
+  upload_csv_encoding: {
+    ru: 'Файл «{name}» не в кодировке UTF-8: сохраните его как «CSV UTF-8»',
+    en: 'The file "{name}" is not UTF-8 text: save it as "CSV UTF-8"',
+  },
+  upload_csv_malformed: {
+    ru: 'Ошибка CSV в строке {line}: {reason}',
+    en: 'CSV error on line {line}: {reason}',
+  },
+  upload_no_header: {
+    ru: 'В файле нет строки заголовков (full name, Email, Phone, Country)',
+    en: 'The file has no header row (full name, Email, Phone, Country)',
+  },
+  upload_missing_columns: {
+    ru: 'В файле нет обязательных столбцов: {columns}',
+    en: 'Missing required columns: {columns}',
+  },
+  upload_too_many_rows: {
+    ru: 'В файле больше {max} строк: разделите его на несколько файлов',
+    en: 'The file has more than {max} rows: split it into several files',
+  },
+  upload_rejected_not_found: {
+    ru: 'Файл отклоненных строк не найден: он хранится {hours} ч после загрузки',
+    en: 'Rejected rows not found: they are kept for {hours} h after the upload',
+  },
   // Deposits (back-office.md §2.6, §2.10; D3)
   deposit_not_found: { ru: 'Депозит не найден', en: 'Deposit not found' },
   deposit_edit_overdraws: {

@@ -1,0 +1,88 @@
+import { once } from 'node:events';
+import { parse, CsvError } from 'csv-parse';
+import { HttpError } from '../../../platform/http/errors.js';
+import { detectDelimiter } from './headers.js';
+import type { Upload } from './upload.js';
+
+/** How much of the file may come before the end of its header line. */
+const HEADER_LINE_MAX = 64 * 1024;
+
+/**
+ * The records of a CSV upload, streamed: UTF-8 with or without a BOM (anything else, or binary data, is a 400 with
+ * what is wrong), the separator — comma, semicolon or tab — detected from the header line, quoted fields with
+ * separators, quotes and line breaks (csv-parse). `row` is the record's number in the file (1 = the header), as a
+ * spreadsheet numbers the rows; blank lines count as rows, so the numbers match.
+ */
+export async function* csvRecords(upload: Upload): AsyncGenerator<{ row: number; cells: string[] }> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (chunk: Buffer, end = false): string => {
+    let text: string;
+    try {
+      text = end ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new HttpError(400, chunk.includes(0) ? 'upload_csv_binary' : 'upload_csv_encoding', { name: upload.name });
+    }
+    if (text.includes('\u0000')) throw new HttpError(400, 'upload_csv_binary', { name: upload.name });
+    return text;
+  };
+
+  const chunks = upload.chunks();
+  // Read up to the end of the header line (or 64 KB) to choose the separator.
+  let head = '';
+  while (!head.includes('\n') && head.length < HEADER_LINE_MAX) {
+    const step = await chunks.next();
+    if (step.done) break;
+    head += decode(step.value);
+  }
+  const delimiter = detectDelimiter(head.split(/\r?\n/, 1)[0] ?? '');
+
+  const parser = parse({
+    delimiter,
+    // A stray quote inside an unquoted field ('Ivan "Vanya" Petrov') is kept as text, as Excel does.
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: false,
+    // One record cannot be larger than the file limit anyway; this bounds a runaway quoted field early.
+    max_record_size: 1024 * 1024,
+  });
+  const stop = new AbortController();
+  // The feeding side: decoded text into the parser, waiting for it to drain; a failure ends the parser with it.
+  const feeding = (async () => {
+    try {
+      if (head && !parser.write(head)) await once(parser, 'drain', { signal: stop.signal });
+      for (;;) {
+        const step = await chunks.next();
+        if (stop.signal.aborted) return;
+        if (step.done) break;
+        const text = decode(step.value);
+        if (text && !parser.write(text)) await once(parser, 'drain', { signal: stop.signal });
+      }
+      const tail = decode(Buffer.alloc(0), true);
+      if (tail) parser.write(tail);
+      parser.end();
+    } catch (err) {
+      if (!stop.signal.aborted) parser.destroy(err as Error);
+    }
+  })();
+
+  let row = 0;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      row += 1;
+      yield { row, cells: record };
+    }
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    if (err instanceof CsvError) {
+      const line = (err as CsvError & { lines?: number }).lines ?? row + 1;
+      throw new HttpError(400, 'upload_csv_malformed', { line, reason: err.message.replace(/^Invalid [^:]*: /, '') });
+    }
+    throw err;
+  } finally {
+    // Not awaited: the feeding side may be waiting for bytes still on their way; it stops at the next chunk, and the
+    // caller lets the rest of the upload flow (Upload.release).
+    stop.abort();
+    parser.destroy();
+    void feeding;
+  }
+}

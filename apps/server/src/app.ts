@@ -27,6 +27,7 @@ import { auditRoutes } from './modules/audit/routes.js';
 import { clientsRoutes } from './modules/clients/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
+import { syncDashboardTimezone } from './modules/dashboard/service.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { staffRoutes } from './modules/staff/routes.js';
 import { priceRoutes } from './modules/prices/routes.js';
@@ -117,6 +118,10 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(accessListRoutes, { deps });
   await app.register(auditRoutes, { deps });
   await app.register(dashboardRoutes, { deps });
+  // The dashboard's daily rollups count days in this zone (rebuilt once when it changed).
+  if (await syncDashboardTimezone(deps.db, config.BUSINESS_TIMEZONE)) {
+    app.log.info({ timezone: config.BUSINESS_TIMEZONE }, 'dashboard rollups rebuilt for the business time zone');
+  }
   await app.register(clientsRoutes, { deps });
   await app.register(exportRoutes, { deps });
   await app.register(depositRoutes, { deps });

@@ -19,25 +19,24 @@ import { utcOffset } from '../../platform/time.js';
 export const UNNAMED_CAMPAIGN = 'Без названия';
 const MONTHS = 6;
 
-/** The instants a period or a date range covers, in the business time zone; null = open end. */
-function rangeOf(query: DashboardQuery, tz: string): { from: RawBuilder<Date> | null; to: RawBuilder<Date> | null } {
-  const local = sql`(now() at time zone ${tz})`;
+/**
+ * The local days (business time zone) a period or a date range covers, as SQL dates; null = open end. Every filter is
+ * whole days, so the daily rollups answer it exactly. 'week' is the last seven days, today included.
+ */
+function daysOf(query: DashboardQuery, tz: string): { from: RawBuilder<string> | null; to: RawBuilder<string> | null } {
+  const today = sql<string>`(now() at time zone ${tz})::date`;
   if (query.date_from && query.date_to) {
-    return {
-      from: sql<Date>`(${query.date_from}::date)::timestamp at time zone ${tz}`,
-      to: sql<Date>`(${query.date_to}::date + 1)::timestamp at time zone ${tz}`,
-    };
+    return { from: sql<string>`${query.date_from}::date`, to: sql<string>`${query.date_to}::date` };
   }
   switch (query.period) {
     case 'today':
-      return { from: sql<Date>`date_trunc('day', ${local}) at time zone ${tz}`, to: null };
+      return { from: today, to: null };
     case 'week':
-      // §9's fallback bounds: the last 7 days.
-      return { from: sql<Date>`now() - interval '7 days'`, to: null };
+      return { from: sql<string>`${today} - 6`, to: null };
     case 'month':
-      return { from: sql<Date>`date_trunc('month', ${local}) at time zone ${tz}`, to: null };
+      return { from: sql<string>`date_trunc('month', ${today})::date`, to: null };
     case 'year':
-      return { from: sql<Date>`date_trunc('year', ${local}) at time zone ${tz}`, to: null };
+      return { from: sql<string>`date_trunc('year', ${today})::date`, to: null };
     default:
       return { from: null, to: null };
   }
@@ -67,91 +66,104 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
       .execute();
     if (known.length !== new Set(managerIds).size) throw new HttpError(400, 'dashboard_unknown_manager');
   }
-  const { from, to } = rangeOf(query, tz);
+  const { from, to } = daysOf(query, tz);
   const db = deps.db;
 
-  // The clients of the period in scope (and of the chosen managers).
-  const clients = () => {
-    let q = scopeClients(db.selectFrom('clients as c'), actor, 'c');
-    if (from) q = q.where('c.created_at', '>=', from);
-    if (to) q = q.where('c.created_at', '<', to);
+  // The period's clients and deposits from the daily rollups (migration 0015), in scope: the rollups carry the
+  // client's current manager as `assigned_manager`, so the one scope helper (D5) filters them like clients.
+  const clientDays = () => {
+    let q = scopeClients(db.selectFrom('dashboard_clients_daily as r'), actor, 'r');
+    if (from) q = q.where('r.day', '>=', from);
+    if (to) q = q.where('r.day', '<=', to);
+    if (managerIds.length > 0) q = q.where('r.assigned_manager', 'in', managerIds);
+    return q;
+  };
+  const depositDays = () => {
+    let q = scopeClients(db.selectFrom('dashboard_deposits_daily as r'), actor, 'r');
+    if (from) q = q.where('r.day', '>=', from);
+    if (to) q = q.where('r.day', '<=', to);
+    if (managerIds.length > 0) q = q.where('r.attributed_manager', 'in', managerIds);
+    return q;
+  };
+
+  const clientGroups = clientDays()
+    .select([
+      sql<number>`grouping(r.status, r.assigned_manager, r.affiliate_id)`.as('g'),
+      'r.status',
+      'r.assigned_manager',
+      'r.affiliate_id',
+      'r.suffix',
+      'r.campaign',
+      sql<string>`sum(r.clients)`.as('clients'),
+      sql<string>`coalesce(sum(r.clients) filter (where r.ftd), 0)`.as('ftd'),
+    ])
+    .groupBy(sql`grouping sets ((), (r.status), (r.assigned_manager), (r.affiliate_id, r.suffix, r.campaign))`)
+    .execute();
+
+  const depositGroups = depositDays()
+    .select([
+      sql<number>`grouping(r.attributed_manager, r.affiliate_id)`.as('g'),
+      'r.attributed_manager',
+      'r.affiliate_id',
+      'r.suffix',
+      'r.campaign',
+      sql<string>`coalesce(sum(r.cents), 0)`.as('cents'),
+      sql<string>`coalesce(sum(r.deposits), 0)`.as('count'),
+    ])
+    .groupBy(sql`grouping sets ((), (r.attributed_manager), (r.affiliate_id, r.suffix, r.campaign))`)
+    .execute();
+
+  // A deleted member's 'clients' are the distinct clients of the deposits attributed to them (not additive over days,
+  // so read from the deposits; deleted members are few and the attributed index serves it).
+  const fromInstant = from ? sql<Date>`(${from})::timestamp at time zone ${tz}` : null;
+  const toInstant = to ? sql<Date>`(${to} + 1)::timestamp at time zone ${tz}` : null;
+  const deletedClients = extended
+    ? (() => {
+        let q = db
+          .selectFrom('deposits as d')
+          .innerJoin('users as u', 'u.id', 'd.attributed_manager')
+          .where('u.deleted_at', 'is not', null)
+          .where('d.deleted_at', 'is', null);
+        if (fromInstant) q = q.where('d.created_at', '>=', fromInstant);
+        if (toInstant) q = q.where('d.created_at', '<', toInstant);
+        if (managerIds.length > 0) q = q.where('d.attributed_manager', 'in', managerIds);
+        return q
+          .select(['d.attributed_manager', sql<string>`count(distinct d.client_id)`.as('clients')])
+          .groupBy('d.attributed_manager')
+          .execute();
+      })()
+    : Promise.resolve([]);
+
+  const balance = (() => {
+    let q = scopeClients(db.selectFrom('clients as c'), actor, 'c').innerJoin(
+      'trading_accounts as ta',
+      'ta.client_id',
+      'c.id',
+    );
+    if (fromInstant) q = q.where('c.created_at', '>=', fromInstant);
+    if (toInstant) q = q.where('c.created_at', '<', toInstant);
     if (managerIds.length > 0) q = q.where('c.assigned_manager', 'in', managerIds);
-    return q;
-  };
-  // The deposits of the period whose client is in scope (and attributed to the chosen managers).
-  const deposits = () => {
-    let q = scopeClients(
-      db.selectFrom('deposits as d').innerJoin('clients as c', 'c.id', 'd.client_id'),
-      actor,
-      'c',
-    ).where('d.deleted_at', 'is', null);
-    if (from) q = q.where('d.created_at', '>=', from);
-    if (to) q = q.where('d.created_at', '<', to);
-    if (managerIds.length > 0) q = q.where('d.attributed_manager', 'in', managerIds);
-    return q;
-  };
-  // The affiliate a lead belongs to: its affiliate_id, or (§3) the name after the last ' - ' of its campaign.
-  const suffixName = sql<string | null>`case when c.affiliate_id is null and c.campaign like '% - %'
-      then btrim(regexp_replace(c.campaign, '^.* - ', '')) end`;
-  const campaignName = sql<string>`btrim(case when c.affiliate_id is null and c.campaign like '% - %'
-      then regexp_replace(c.campaign, ' - [^-]*$', '') else c.campaign end)`;
-
-  const clientGroups = clients()
-    .select([
-      sql<number>`grouping(c.status, c.assigned_manager, c.affiliate_id)`.as('g'),
-      'c.status',
-      'c.assigned_manager',
-      'c.affiliate_id',
-      suffixName.as('suffix'),
-      campaignName.as('campaign'),
-      sql<string>`count(*)`.as('clients'),
-      sql<string>`count(*) filter (where c.ftd)`.as('ftd'),
-    ])
-    .groupBy(
-      sql`grouping sets ((), (c.status), (c.assigned_manager), (c.affiliate_id, ${suffixName}, ${campaignName}))`,
-    )
-    .execute();
-
-  const depositGroups = deposits()
-    .select([
-      sql<number>`grouping(d.attributed_manager, c.affiliate_id)`.as('g'),
-      'd.attributed_manager',
-      'c.affiliate_id',
-      suffixName.as('suffix'),
-      campaignName.as('campaign'),
-      sql<string>`coalesce(sum(d.amount_cents), 0)`.as('cents'),
-      sql<string>`count(*)`.as('count'),
-      sql<string>`count(distinct d.client_id)`.as('clients'),
-    ])
-    .groupBy(sql`grouping sets ((), (d.attributed_manager), (c.affiliate_id, ${suffixName}, ${campaignName}))`)
-    .execute();
-
-  const balance = clients()
-    .innerJoin('trading_accounts as ta', 'ta.client_id', 'c.id')
-    .select(sql<string>`coalesce(sum(ta.balance_cents), 0)`.as('cents'))
-    .executeTakeFirstOrThrow();
+    return q.select(sql<string>`coalesce(sum(ta.balance_cents), 0)`.as('cents')).executeTakeFirstOrThrow();
+  })();
 
   // The last six calendar months in the business time zone, whatever the period (scope and managers still apply).
-  const monthStart = sql<Date>`(date_trunc('month', now() at time zone ${tz}) - interval '${sql.raw(String(MONTHS - 1))} months') at time zone ${tz}`;
-  const monthOf = (col: RawBuilder<unknown>) => sql<string>`to_char(${col} at time zone ${tz}, 'YYYY-MM')`;
+  const monthStart = sql<string>`(date_trunc('month', (now() at time zone ${tz})::date) - make_interval(months => ${MONTHS - 1}))::date`;
   const monthlyClients = (() => {
-    let q = scopeClients(db.selectFrom('clients as c'), actor, 'c').where('c.created_at', '>=', monthStart);
-    if (managerIds.length > 0) q = q.where('c.assigned_manager', 'in', managerIds);
+    let q = scopeClients(db.selectFrom('dashboard_clients_daily as r'), actor, 'r').where('r.day', '>=', monthStart);
+    if (managerIds.length > 0) q = q.where('r.assigned_manager', 'in', managerIds);
     return q
-      .select([monthOf(sql`c.created_at`).as('month'), sql<string>`count(*)`.as('clients')])
+      .select([sql<string>`to_char(r.day, 'YYYY-MM')`.as('month'), sql<string>`sum(r.clients)`.as('clients')])
       .groupBy(sql`1`)
       .execute();
   })();
   const monthlyDeposits = (() => {
-    let q = scopeClients(db.selectFrom('deposits as d').innerJoin('clients as c', 'c.id', 'd.client_id'), actor, 'c')
-      .where('d.deleted_at', 'is', null)
-      .where('d.created_at', '>=', monthStart);
-    if (managerIds.length > 0) q = q.where('d.attributed_manager', 'in', managerIds);
+    let q = scopeClients(db.selectFrom('dashboard_deposits_daily as r'), actor, 'r').where('r.day', '>=', monthStart);
+    if (managerIds.length > 0) q = q.where('r.attributed_manager', 'in', managerIds);
     return q
       .select([
-        monthOf(sql`d.created_at`).as('month'),
-        sql<string>`coalesce(sum(d.amount_cents), 0)`.as('cents'),
-        sql<string>`count(*)`.as('count'),
+        sql<string>`to_char(r.day, 'YYYY-MM')`.as('month'),
+        sql<string>`coalesce(sum(r.cents), 0)`.as('cents'),
+        sql<string>`coalesce(sum(r.deposits), 0)`.as('count'),
       ])
       .groupBy(sql`1`)
       .execute();
@@ -161,10 +173,8 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   }>`select to_char(date_trunc('month', now() at time zone ${tz}) - make_interval(months => m), 'YYYY-MM') as month
       from generate_series(${MONTHS - 1}, 0, -1) as m`.execute(db);
   const rangeText = sql<{ from: string | null; to: string | null }>`select
-      to_char(${from ?? sql`null::timestamptz`} at time zone ${tz}, 'YYYY-MM-DD') as from,
-      to_char(coalesce(${to ?? sql`null::timestamptz`} - interval '1 microsecond', now()) at time zone ${tz}, 'YYYY-MM-DD') as to`.execute(
-    db,
-  );
+      to_char(${from ?? sql`null::date`}, 'YYYY-MM-DD') as from,
+      to_char(coalesce(${to ?? sql`null::date`}, (now() at time zone ${tz})::date), 'YYYY-MM-DD') as to`.execute(db);
 
   const staff = extended
     ? db
@@ -177,9 +187,10 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     ? db.selectFrom('affiliates').select(['id', 'name', 'status', 'deleted_at']).execute()
     : Promise.resolve([]);
 
-  const [cg, dg, bal, mc, md, ms, rt, members, affs] = await Promise.all([
+  const [cg, dg, dc, bal, mc, md, ms, rt, members, affs] = await Promise.all([
     clientGroups,
     depositGroups,
+    deletedClients,
     balance,
     monthlyClients,
     monthlyDeposits,
@@ -220,9 +231,10 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     if (managerIds.length > 0 && !managerIds.includes(m.id)) continue;
     if (m.deleted_at !== null) {
       const d = depositsByManager.get(m.id);
-      if (!d) continue;
+      if (!d || n(d.count) === 0) continue;
       // A deleted member keeps the deposits attributed to them; their clients are the distinct clients of those.
-      deletedManagers.push({ ...managerRow(m), clients: n(d.clients), ftd: 0 });
+      const distinct = dc.find((r) => r.attributed_manager === m.id);
+      deletedManagers.push({ ...managerRow(m), clients: n(distinct?.clients), ftd: 0 });
       continue;
     }
     const department = m.department ?? departmentOfRole(m.role as StaffRole);
@@ -257,6 +269,7 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     }),
     status_breakdown: byStatus
       .map((r) => ({ status: r.status, clients: n(r.clients) }))
+      .filter((r) => r.clients > 0)
       .sort((a, b) => b.clients - a.clients || a.status.localeCompare(b.status)),
     range: { from: rt.rows[0]?.from ?? null, to: rt.rows[0]?.to ?? null },
     timezone: { timezone: tz, offset: utcOffset(tz) },
@@ -356,6 +369,7 @@ function affiliateRows(
       deposit_amount: centsToDollars(acc.deposit_amount),
       conversion_rate: rate(acc.ftd, acc.clients),
       campaigns: [...byCampaign.values()]
+        .filter((c) => c.clients > 0 || c.deposit_amount !== 0)
         .map((c) => ({
           ...c,
           deposit_amount: centsToDollars(c.deposit_amount),
@@ -367,3 +381,18 @@ function affiliateRows(
 }
 
 const ZERO = { clients: 0, ftd: 0, deposit_amount: 0, conversion_rate: 0 };
+
+/**
+ * The rollups count days in the business time zone stored with them (migration 0015). At start the server writes its
+ * BUSINESS_TIMEZONE there; when it differs from the stored one, the rollups are recomputed from the raw tables (one
+ * statement per rollup, in the same transaction as the change of zone).
+ */
+export async function syncDashboardTimezone(db: AppDeps['db'], timeZone: string): Promise<boolean> {
+  const row = await db.selectFrom('dashboard_settings').select('timezone').executeTakeFirst();
+  if (row?.timezone === timeZone) return false;
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('dashboard_settings').set({ timezone: timeZone }).execute();
+    await sql`select rebuild_dashboard_rollups()`.execute(trx);
+  });
+  return true;
+}

@@ -351,6 +351,34 @@ export interface LeadImportsTable {
   created_at: Generated<Date>;
 }
 
+/** The dashboard's daily rollups (migration 0015), kept by triggers on clients and deposits. */
+export interface DashboardClientsDailyTable {
+  day: ColumnType<string, string, string>;
+  assigned_manager: string | null;
+  affiliate_id: Bigint | null;
+  suffix: string | null;
+  campaign: string;
+  status: string;
+  ftd: boolean;
+  clients: number;
+}
+
+export interface DashboardDepositsDailyTable {
+  day: ColumnType<string, string, string>;
+  attributed_manager: string | null;
+  assigned_manager: string | null;
+  affiliate_id: Bigint | null;
+  suffix: string | null;
+  campaign: string;
+  deposits: number;
+  cents: Bigint;
+}
+
+export interface DashboardSettingsTable {
+  id: Generated<boolean>;
+  timezone: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -376,6 +404,9 @@ export interface Database {
   external_idempotency_keys: ExternalIdempotencyKeysTable;
   postback_events: PostbackEventsTable;
   lead_imports: LeadImportsTable;
+  dashboard_clients_daily: DashboardClientsDailyTable;
+  dashboard_deposits_daily: DashboardDepositsDailyTable;
+  dashboard_settings: DashboardSettingsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

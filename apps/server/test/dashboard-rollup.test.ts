@@ -184,6 +184,24 @@ describe.each(dbKinds())('dashboard rollups on %s', (kind) => {
         from deposits d join clients c on c.id = d.client_id cross join dashboard_settings s
         where d.deleted_at is null group by 1, 2, 3, 4, 5, 6 order by ${sql.raw(depositKey)}`.execute(t.db);
     expect(rolledDeposits.rows).toEqual(rawDeposits.rows);
+    // Each month row is the sum of its days.
+    const monthlyClients = await sql`select ${sql.raw(clientKey)}, clients from dashboard_clients_monthly
+        where clients <> 0 order by ${sql.raw(clientKey)}`.execute(t.db);
+    const summedClients =
+      await sql`select date_trunc('month', day)::date as day, assigned_manager, affiliate_id, suffix,
+          campaign, status, ftd, sum(clients)::int as clients
+        from dashboard_clients_daily group by 1, 2, 3, 4, 5, 6, 7 having sum(clients) <> 0
+        order by ${sql.raw(clientKey)}`.execute(t.db);
+    expect(monthlyClients.rows).toEqual(summedClients.rows);
+    const monthlyDeposits = await sql`select ${sql.raw(depositKey)}, deposits, cents::bigint as cents
+        from dashboard_deposits_monthly where deposits <> 0 or cents <> 0 order by ${sql.raw(depositKey)}`.execute(
+      t.db,
+    );
+    const summedDeposits = await sql`select date_trunc('month', day)::date as day, attributed_manager, assigned_manager,
+          affiliate_id, suffix, campaign, sum(deposits)::int as deposits, sum(cents)::bigint as cents
+        from dashboard_deposits_daily group by 1, 2, 3, 4, 5, 6 having sum(deposits) <> 0 or sum(cents) <> 0
+        order by ${sql.raw(depositKey)}`.execute(t.db);
+    expect(monthlyDeposits.rows).toEqual(summedDeposits.rows);
   }
 
   it('equal a recomputation from the raw tables after any sequence of changes', async () => {

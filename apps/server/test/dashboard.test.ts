@@ -265,6 +265,26 @@ describe.each(dbKinds())('dashboard on %s', (kind) => {
     });
     expect(body.range).toEqual({ from: `${months[3]}-01`, to: `${months[4]}-${last}` });
     expect(body.deleted_managers).toEqual([row(staff.s2.id, 'Борис Продажи', 'sales_manager', [1, 0, 300, 1])]);
+    // The same leads and deposits through a range that starts and ends inside months (its edge days are read by day).
+    const inside = (await get(`?date_from=${months[3]}-05&date_to=${months[4]}-20`)).json();
+    expect(inside.overview).toMatchObject({
+      total_clients: 3,
+      ftd_clients: 2,
+      deposit_count: 2,
+      total_deposit_amount: 400,
+    });
+    const narrow = (await get(`?date_from=${months[3]}-11&date_to=${months[4]}-09`)).json();
+    expect(narrow.overview).toMatchObject({ total_clients: 0, deposit_count: 0, total_deposit_amount: 0 });
+    // Today and the last seven days: the two leads and two deposits made now.
+    for (const period of ['today', 'week']) {
+      const now = (await get(`?period=${period}`)).json();
+      expect(now.overview, period).toMatchObject({
+        total_clients: 2,
+        ftd_clients: 1,
+        deposit_count: 2,
+        total_deposit_amount: 75,
+      });
+    }
   });
 
   it('filters by managers: clients by their manager now, deposits by the manager they are attributed to', async () => {

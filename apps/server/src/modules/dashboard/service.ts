@@ -69,19 +69,36 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   const { from, to } = daysOf(query, tz);
   const db = deps.db;
 
-  // The period's clients and deposits from the daily rollups (migration 0015), in scope: the rollups carry the
-  // client's current manager as `assigned_manager`, so the one scope helper (D5) filters them like clients.
+  // The period's clients and deposits from the rollups (migration 0015), in scope: the rollups carry the client's
+  // current manager as `assigned_manager`, so the one scope helper (D5) filters them like clients. Whole months of the
+  // period come from the monthly rollups, the days at its edges from the daily ones.
+  const nullDate = sql<string>`null::date`;
+  const fromDay = from ?? nullDate;
+  const toDay = to ?? nullDate;
+  // The whole months inside the period: [fullFrom, fullTo) as month starts (null = open end).
+  const fullFrom = from ? sql<string>`(date_trunc('month', ${from} - 1) + interval '1 month')::date` : nullDate;
+  const fullTo = to ? sql<string>`date_trunc('month', ${to} + 1)::date` : nullDate;
+  const inFullMonths = (col: string) =>
+    sql<boolean>`(${fullFrom} is null or ${sql.ref(col)} >= ${fullFrom}) and (${fullTo} is null or ${sql.ref(col)} < ${fullTo})`;
+  const onEdgeDays = sql<boolean>`(${fromDay} is null or d.day >= ${fromDay}) and (${toDay} is null or d.day <= ${toDay})
+      and not (${inFullMonths('d.day')})`;
+  const clientRows = db
+    .selectFrom('dashboard_clients_monthly as m')
+    .selectAll('m')
+    .where(inFullMonths('m.day'))
+    .unionAll(db.selectFrom('dashboard_clients_daily as d').selectAll('d').where(onEdgeDays));
+  const depositRows = db
+    .selectFrom('dashboard_deposits_monthly as m')
+    .selectAll('m')
+    .where(inFullMonths('m.day'))
+    .unionAll(db.selectFrom('dashboard_deposits_daily as d').selectAll('d').where(onEdgeDays));
   const clientDays = () => {
-    let q = scopeClients(db.selectFrom('dashboard_clients_daily as r'), actor, 'r');
-    if (from) q = q.where('r.day', '>=', from);
-    if (to) q = q.where('r.day', '<=', to);
+    let q = scopeClients(db.selectFrom(clientRows.as('r')), actor, 'r');
     if (managerIds.length > 0) q = q.where('r.assigned_manager', 'in', managerIds);
     return q;
   };
   const depositDays = () => {
-    let q = scopeClients(db.selectFrom('dashboard_deposits_daily as r'), actor, 'r');
-    if (from) q = q.where('r.day', '>=', from);
-    if (to) q = q.where('r.day', '<=', to);
+    let q = scopeClients(db.selectFrom(depositRows.as('r')), actor, 'r');
     if (managerIds.length > 0) q = q.where('r.attributed_manager', 'in', managerIds);
     return q;
   };
@@ -149,7 +166,7 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   // The last six calendar months in the business time zone, whatever the period (scope and managers still apply).
   const monthStart = sql<string>`(date_trunc('month', (now() at time zone ${tz})::date) - make_interval(months => ${MONTHS - 1}))::date`;
   const monthlyClients = (() => {
-    let q = scopeClients(db.selectFrom('dashboard_clients_daily as r'), actor, 'r').where('r.day', '>=', monthStart);
+    let q = scopeClients(db.selectFrom('dashboard_clients_monthly as r'), actor, 'r').where('r.day', '>=', monthStart);
     if (managerIds.length > 0) q = q.where('r.assigned_manager', 'in', managerIds);
     return q
       .select([sql<string>`to_char(r.day, 'YYYY-MM')`.as('month'), sql<string>`sum(r.clients)`.as('clients')])
@@ -157,7 +174,7 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
       .execute();
   })();
   const monthlyDeposits = (() => {
-    let q = scopeClients(db.selectFrom('dashboard_deposits_daily as r'), actor, 'r').where('r.day', '>=', monthStart);
+    let q = scopeClients(db.selectFrom('dashboard_deposits_monthly as r'), actor, 'r').where('r.day', '>=', monthStart);
     if (managerIds.length > 0) q = q.where('r.attributed_manager', 'in', managerIds);
     return q
       .select([

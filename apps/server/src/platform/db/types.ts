@@ -406,6 +406,9 @@ export interface Database {
   lead_imports: LeadImportsTable;
   dashboard_clients_daily: DashboardClientsDailyTable;
   dashboard_deposits_daily: DashboardDepositsDailyTable;
+  /** The same, one row per month (`day` = its first day). */
+  dashboard_clients_monthly: DashboardClientsDailyTable;
+  dashboard_deposits_monthly: DashboardDepositsDailyTable;
   dashboard_settings: DashboardSettingsTable;
 }
 

@@ -8,6 +8,8 @@ import { sql, type Kysely } from 'kysely';
  *   campaign — kept only for affiliate leads —, status, ftd).
  * - `dashboard_deposits_daily`: live deposits (count, cents) per (local day, attributed manager, the client's current
  *   manager, affiliate, suffix name, campaign).
+ * - `dashboard_clients_monthly`, `dashboard_deposits_monthly`: the same summed per month (`day` = the month's first day),
+ *   so a period of whole months reads a few thousand rows instead of a day per manager and status.
  * `assigned_manager` is named as on `clients`, so the one scope helper (D5) filters the rollups like the clients.
  *
  * Days are in the business time zone stored in `dashboard_settings` (the server writes BUSINESS_TIMEZONE there at
@@ -20,30 +22,32 @@ export async function up(db: Kysely<any>): Promise<void> {
   );
   await sql`insert into dashboard_settings (timezone) values (${tz})`.execute(db);
 
-  await sql`create table dashboard_clients_daily (
-      day date not null,
-      assigned_manager uuid,
-      affiliate_id bigint,
-      suffix text,
-      campaign text not null,
-      status text not null,
-      ftd boolean not null,
-      clients integer not null
-    )`.execute(db);
-  await sql`create unique index dashboard_clients_daily_key on dashboard_clients_daily
-      (day, assigned_manager, affiliate_id, suffix, campaign, status, ftd) nulls not distinct`.execute(db);
-  await sql`create table dashboard_deposits_daily (
-      day date not null,
-      attributed_manager uuid,
-      assigned_manager uuid,
-      affiliate_id bigint,
-      suffix text,
-      campaign text not null,
-      deposits integer not null,
-      cents bigint not null
-    )`.execute(db);
-  await sql`create unique index dashboard_deposits_daily_key on dashboard_deposits_daily
-      (day, attributed_manager, assigned_manager, affiliate_id, suffix, campaign) nulls not distinct`.execute(db);
+  for (const grain of ['daily', 'monthly']) {
+    await sql`create table ${sql.raw(`dashboard_clients_${grain}`)} (
+        day date not null,
+        assigned_manager uuid,
+        affiliate_id bigint,
+        suffix text,
+        campaign text not null,
+        status text not null,
+        ftd boolean not null,
+        clients integer not null
+      )`.execute(db);
+    await sql`create unique index ${sql.raw(`dashboard_clients_${grain}_key`)} on ${sql.raw(`dashboard_clients_${grain}`)}
+        (day, assigned_manager, affiliate_id, suffix, campaign, status, ftd) nulls not distinct`.execute(db);
+    await sql`create table ${sql.raw(`dashboard_deposits_${grain}`)} (
+        day date not null,
+        attributed_manager uuid,
+        assigned_manager uuid,
+        affiliate_id bigint,
+        suffix text,
+        campaign text not null,
+        deposits integer not null,
+        cents bigint not null
+      )`.execute(db);
+    await sql`create unique index ${sql.raw(`dashboard_deposits_${grain}_key`)} on ${sql.raw(`dashboard_deposits_${grain}`)}
+        (day, attributed_manager, assigned_manager, affiliate_id, suffix, campaign) nulls not distinct`.execute(db);
+  }
 
   // The lead's affiliate name from its campaign (§3: the part after the last ' - '), for leads without affiliate_id;
   // and the campaign as the dashboard groups it (only affiliate and suffix leads keep one).
@@ -67,13 +71,21 @@ export async function up(db: Kysely<any>): Promise<void> {
              dashboard_campaign(${alias}.affiliate_id, ${alias}.campaign) as campaign, ${alias}.status, ${alias}.ftd,
              ${sign}1 as n
       from ${table} ${alias}`;
-  const upsertClients = (rows: string) => `
-      insert into dashboard_clients_daily as r (day, assigned_manager, affiliate_id, suffix, campaign, status, ftd, clients)
-      select day, assigned_manager, affiliate_id, suffix, campaign, status, ftd, sum(n)::int
+  // Both grains: a month row holds the sum of its days (its `day` is the month's first day).
+  const GRAINS = [
+    ['daily', 'day'],
+    ['monthly', "date_trunc('month', day)::date"],
+  ] as const;
+  const upsertClients = (rows: string) =>
+    GRAINS.map(
+      ([grain, bucket]) => `
+      insert into dashboard_clients_${grain} as r (day, assigned_manager, affiliate_id, suffix, campaign, status, ftd, clients)
+      select ${bucket}, assigned_manager, affiliate_id, suffix, campaign, status, ftd, sum(n)::int
       from (${rows}) x
       group by 1, 2, 3, 4, 5, 6, 7 having sum(n) <> 0 order by 1, 2, 3, 4, 5, 6, 7
       on conflict (day, assigned_manager, affiliate_id, suffix, campaign, status, ftd)
-        do update set clients = r.clients + excluded.clients;`;
+        do update set clients = r.clients + excluded.clients;`,
+    ).join('\n');
   // A deposit row `d` under its client's attributes `c`.
   const depositRows = (d: string, c: string, from: string, sign: string) => `
       select (${d}.created_at at time zone tz)::date as day, ${d}.attributed_manager, ${c}.assigned_manager,
@@ -81,14 +93,17 @@ export async function up(db: Kysely<any>): Promise<void> {
              dashboard_campaign(${c}.affiliate_id, ${c}.campaign) as campaign, ${sign}1 as n,
              ${sign}${d}.amount_cents as cents
       from ${from}`;
-  const upsertDeposits = (rows: string) => `
-      insert into dashboard_deposits_daily as r
+  const upsertDeposits = (rows: string) =>
+    GRAINS.map(
+      ([grain, bucket]) => `
+      insert into dashboard_deposits_${grain} as r
         (day, attributed_manager, assigned_manager, affiliate_id, suffix, campaign, deposits, cents)
-      select day, attributed_manager, assigned_manager, affiliate_id, suffix, campaign, sum(n)::int, sum(cents)::bigint
+      select ${bucket}, attributed_manager, assigned_manager, affiliate_id, suffix, campaign, sum(n)::int, sum(cents)::bigint
       from (${rows}) x
       group by 1, 2, 3, 4, 5, 6 having sum(n) <> 0 or sum(cents) <> 0 order by 1, 2, 3, 4, 5, 6
       on conflict (day, attributed_manager, assigned_manager, affiliate_id, suffix, campaign)
-        do update set deposits = r.deposits + excluded.deposits, cents = r.cents + excluded.cents;`;
+        do update set deposits = r.deposits + excluded.deposits, cents = r.cents + excluded.cents;`,
+    ).join('\n');
   const moved = `o.assigned_manager is distinct from n.assigned_manager or o.affiliate_id is distinct from n.affiliate_id
              or o.campaign is distinct from n.campaign`;
 
@@ -166,9 +181,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create function rebuild_dashboard_rollups() returns void language plpgsql as $$
     declare tz text := (select timezone from dashboard_settings);
     begin
-      lock table dashboard_clients_daily, dashboard_deposits_daily in exclusive mode;
+      lock table dashboard_clients_daily, dashboard_deposits_daily, dashboard_clients_monthly, dashboard_deposits_monthly
+        in exclusive mode;
       delete from dashboard_clients_daily;
       delete from dashboard_deposits_daily;
+      delete from dashboard_clients_monthly;
+      delete from dashboard_deposits_monthly;
       insert into dashboard_clients_daily (day, assigned_manager, affiliate_id, suffix, campaign, status, ftd, clients)
       select (created_at at time zone tz)::date, assigned_manager, affiliate_id, dashboard_suffix(affiliate_id, campaign),
              dashboard_campaign(affiliate_id, campaign), status, ftd, count(*)
@@ -180,6 +198,14 @@ export async function up(db: Kysely<any>): Promise<void> {
              count(*), sum(d.amount_cents)
       from deposits d join clients c on c.id = d.client_id
       where d.deleted_at is null group by 1, 2, 3, 4, 5, 6;
+      insert into dashboard_clients_monthly (day, assigned_manager, affiliate_id, suffix, campaign, status, ftd, clients)
+      select date_trunc('month', day)::date, assigned_manager, affiliate_id, suffix, campaign, status, ftd, sum(clients)
+      from dashboard_clients_daily group by 1, 2, 3, 4, 5, 6, 7;
+      insert into dashboard_deposits_monthly (day, attributed_manager, assigned_manager, affiliate_id, suffix, campaign,
+                                              deposits, cents)
+      select date_trunc('month', day)::date, attributed_manager, assigned_manager, affiliate_id, suffix, campaign,
+             sum(deposits), sum(cents)
+      from dashboard_deposits_daily group by 1, 2, 3, 4, 5, 6;
     end $$`.execute(db);
   await sql`select rebuild_dashboard_rollups()`.execute(db);
 }

@@ -72,25 +72,38 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   // The period's clients and deposits from the rollups (migration 0015), in scope: the rollups carry the client's
   // current manager as `assigned_manager`, so the one scope helper (D5) filters them like clients. Whole months of the
   // period come from the monthly rollups, the days at its edges from the daily ones.
-  const nullDate = sql<string>`null::date`;
-  const fromDay = from ?? nullDate;
-  const toDay = to ?? nullDate;
-  // The whole months inside the period: [fullFrom, fullTo) as month starts (null = open end).
-  const fullFrom = from ? sql<string>`(date_trunc('month', ${from} - 1) + interval '1 month')::date` : nullDate;
-  const fullTo = to ? sql<string>`date_trunc('month', ${to} + 1)::date` : nullDate;
+  // The whole months inside the period, [fullFrom, fullTo) as month starts (absent = open end), come from the monthly
+  // rollups; the days before fullFrom and from fullTo on (the period's edges) from the daily ones. Conditions are built
+  // here rather than with `$1 is null or …`, so the planner sees plain ranges on the rollups' leading `day`.
+  const fullFrom = from ? sql<string>`(date_trunc('month', ${from} - 1) + interval '1 month')::date` : null;
+  const fullTo = to ? sql<string>`date_trunc('month', ${to} + 1)::date` : null;
   const inFullMonths = (col: string) =>
-    sql<boolean>`(${fullFrom} is null or ${sql.ref(col)} >= ${fullFrom}) and (${fullTo} is null or ${sql.ref(col)} < ${fullTo})`;
-  const onEdgeDays = sql<boolean>`(${fromDay} is null or d.day >= ${fromDay}) and (${toDay} is null or d.day <= ${toDay})
-      and not (${inFullMonths('d.day')})`;
+    sql.join(
+      [
+        sql<boolean>`true`,
+        ...(fullFrom ? [sql<boolean>`${sql.ref(col)} >= ${fullFrom}`] : []),
+        ...(fullTo ? [sql<boolean>`${sql.ref(col)} < ${fullTo}`] : []),
+      ],
+      sql` and `,
+    );
+  const edges = [
+    ...(from && fullFrom
+      ? [sql<boolean>`(d.day >= ${from} and d.day < ${fullFrom}${to ? sql` and d.day <= ${to}` : sql``})`]
+      : []),
+    ...(to && fullTo
+      ? [sql<boolean>`(d.day >= ${fullTo} and d.day <= ${to}${from ? sql` and d.day >= ${from}` : sql``})`]
+      : []),
+  ];
+  const onEdgeDays = edges.length > 0 ? sql<boolean>`(${sql.join(edges, sql` or `)})` : sql<boolean>`false`;
   const clientRows = db
     .selectFrom('dashboard_clients_monthly as m')
     .selectAll('m')
-    .where(inFullMonths('m.day'))
+    .where(sql<boolean>`${inFullMonths('m.day')}`)
     .unionAll(db.selectFrom('dashboard_clients_daily as d').selectAll('d').where(onEdgeDays));
   const depositRows = db
     .selectFrom('dashboard_deposits_monthly as m')
     .selectAll('m')
-    .where(inFullMonths('m.day'))
+    .where(sql<boolean>`${inFullMonths('m.day')}`)
     .unionAll(db.selectFrom('dashboard_deposits_daily as d').selectAll('d').where(onEdgeDays));
   const clientDays = () => {
     let q = scopeClients(db.selectFrom(clientRows.as('r')), actor, 'r');
@@ -130,26 +143,19 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     .groupBy(sql`grouping sets ((), (r.attributed_manager), (r.affiliate_id, r.suffix, r.campaign))`)
     .execute();
 
-  // A deleted member's 'clients' are the distinct clients of the deposits attributed to them (not additive over days,
-  // so read from the deposits; deleted members are few and the attributed index serves it).
   const fromInstant = from ? sql<Date>`(${from})::timestamp at time zone ${tz}` : null;
   const toInstant = to ? sql<Date>`(${to} + 1)::timestamp at time zone ${tz}` : null;
-  const deletedClients = extended
-    ? (() => {
-        let q = db
-          .selectFrom('deposits as d')
-          .innerJoin('users as u', 'u.id', 'd.attributed_manager')
-          .where('u.deleted_at', 'is not', null)
-          .where('d.deleted_at', 'is', null);
-        if (fromInstant) q = q.where('d.created_at', '>=', fromInstant);
-        if (toInstant) q = q.where('d.created_at', '<', toInstant);
-        if (managerIds.length > 0) q = q.where('d.attributed_manager', 'in', managerIds);
-        return q
-          .select(['d.attributed_manager', sql<string>`count(distinct d.client_id)`.as('clients')])
-          .groupBy('d.attributed_manager')
-          .execute();
-      })()
-    : Promise.resolve([]);
+  /** Distinct clients of the period's deposits attributed to these (deleted) members, by the attributed index. */
+  const distinctClientsOf = async (ids: string[]) => {
+    if (ids.length === 0) return [];
+    let q = db.selectFrom('deposits as d').where('d.attributed_manager', 'in', ids).where('d.deleted_at', 'is', null);
+    if (fromInstant) q = q.where('d.created_at', '>=', fromInstant);
+    if (toInstant) q = q.where('d.created_at', '<', toInstant);
+    return q
+      .select(['d.attributed_manager', sql<string>`count(distinct d.client_id)`.as('clients')])
+      .groupBy('d.attributed_manager')
+      .execute();
+  };
 
   const balance = (() => {
     let q = scopeClients(db.selectFrom('clients as c'), actor, 'c').innerJoin(
@@ -168,10 +174,13 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   const monthlyClients = (() => {
     let q = scopeClients(db.selectFrom('dashboard_clients_monthly as r'), actor, 'r').where('r.day', '>=', monthStart);
     if (managerIds.length > 0) q = q.where('r.assigned_manager', 'in', managerIds);
-    return q
-      .select([sql<string>`to_char(r.day, 'YYYY-MM')`.as('month'), sql<string>`sum(r.clients)`.as('clients')])
-      .groupBy(sql`1`)
-      .execute();
+    return (
+      q
+        // Grouped by the month row's date (cheap), named YYYY-MM afterwards.
+        .select([sql<string>`to_char(r.day, 'YYYY-MM')`.as('month'), sql<string>`sum(r.clients)`.as('clients')])
+        .groupBy('r.day')
+        .execute()
+    );
   })();
   const monthlyDeposits = (() => {
     let q = scopeClients(db.selectFrom('dashboard_deposits_monthly as r'), actor, 'r').where('r.day', '>=', monthStart);
@@ -182,7 +191,7 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
         sql<string>`coalesce(sum(r.cents), 0)`.as('cents'),
         sql<string>`coalesce(sum(r.deposits), 0)`.as('count'),
       ])
-      .groupBy(sql`1`)
+      .groupBy('r.day')
       .execute();
   })();
   const months = sql<{
@@ -204,10 +213,9 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     ? db.selectFrom('affiliates').select(['id', 'name', 'status', 'deleted_at']).execute()
     : Promise.resolve([]);
 
-  const [cg, dg, dc, bal, mc, md, ms, rt, members, affs] = await Promise.all([
+  const [cg, dg, bal, mc, md, ms, rt, members, affs] = await Promise.all([
     clientGroups,
     depositGroups,
-    deletedClients,
     balance,
     monthlyClients,
     monthlyDeposits,
@@ -224,6 +232,11 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   const byLeadSource = cg.filter((r) => n(r.g) === 6);
   const totalDeposits = dg.find((r) => n(r.g) === 3);
   const depositsByManager = new Map(dg.filter((r) => n(r.g) === 1).map((r) => [r.attributed_manager, r]));
+  // A deleted member's 'clients' are the distinct clients of the deposits attributed to them (not additive over days,
+  // so read from the deposits, for the deleted members with deposits in the period only).
+  const dc = await distinctClientsOf(
+    members.filter((m) => m.deleted_at !== null && n(depositsByManager.get(m.id)?.count) > 0).map((m) => m.id),
+  );
   const depositsBySource = dg.filter((r) => n(r.g) === 2);
 
   const total = n(totalClients?.clients);

@@ -381,3 +381,25 @@ describe.each(dbKinds())('dashboard on %s', (kind) => {
     }
   });
 });
+
+describe('the dashboard period in local days', () => {
+  it('maps each period and range to inclusive local days, across month and year ends', async () => {
+    const { daysOf, localToday } = await import('../src/modules/dashboard/service.js');
+    const q = (period: 'all' | 'today' | 'week' | 'month' | 'year', extra: object = {}) =>
+      ({ period, ...extra }) as Parameters<typeof daysOf>[0];
+    expect(daysOf(q('today'), '2026-03-01')).toEqual({ from: '2026-03-01', to: null });
+    expect(daysOf(q('week'), '2026-03-02')).toEqual({ from: '2026-02-24', to: null });
+    expect(daysOf(q('week'), '2024-03-02')).toEqual({ from: '2024-02-25', to: null });
+    expect(daysOf(q('month'), '2026-12-31')).toEqual({ from: '2026-12-01', to: null });
+    expect(daysOf(q('year'), '2026-12-31')).toEqual({ from: '2026-01-01', to: null });
+    expect(daysOf(q('all'), '2026-12-31')).toEqual({ from: null, to: null });
+    expect(daysOf(q('today', { date_from: '2025-12-30', date_to: '2026-01-02' }), '2026-06-01')).toEqual({
+      from: '2025-12-30',
+      to: '2026-01-02',
+    });
+    // 22:30 UTC on 31 December is already 1 January in Kyiv (UTC+2), still 31 December in New York.
+    const late = new Date('2026-12-31T22:30:00Z');
+    expect(localToday('Europe/Kyiv', late)).toBe('2027-01-01');
+    expect(localToday('America/New_York', late)).toBe('2026-12-31');
+  });
+});

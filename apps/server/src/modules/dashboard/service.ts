@@ -7,7 +7,7 @@ import {
   type DashboardResponse,
   type StaffRole,
 } from '@brokerage/shared';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
@@ -19,24 +19,37 @@ import { utcOffset } from '../../platform/time.js';
 export const UNNAMED_CAMPAIGN = 'Без названия';
 const MONTHS = 6;
 
+/** A local date 'YYYY-MM-DD' moved by whole days or months (calendar arithmetic in UTC, no time zone involved). */
+function shiftDay(day: string, days: number, months = 0): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1 + months, d + days)).toISOString().slice(0, 10);
+}
+const monthStartOf = (day: string) => `${day.slice(0, 7)}-01`;
+
+/** Today in the business time zone, as 'YYYY-MM-DD'. */
+export function localToday(tz: string, now = new Date()): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    now,
+  );
+}
+
 /**
- * The local days (business time zone) a period or a date range covers, as SQL dates; null = open end. Every filter is
- * whole days, so the daily rollups answer it exactly. 'week' is the last seven days, today included.
+ * The local days (business time zone) a period or a date range covers, inclusive, as 'YYYY-MM-DD'; null = open end.
+ * Every filter is whole days, so the rollups answer it exactly; the bounds are computed here and sent as plain
+ * parameters, so the database compares dates and never re-evaluates a time-zone expression per row.
+ * 'week' is the last seven days, today included.
  */
-function daysOf(query: DashboardQuery, tz: string): { from: RawBuilder<string> | null; to: RawBuilder<string> | null } {
-  const today = sql<string>`(now() at time zone ${tz})::date`;
-  if (query.date_from && query.date_to) {
-    return { from: sql<string>`${query.date_from}::date`, to: sql<string>`${query.date_to}::date` };
-  }
+export function daysOf(query: DashboardQuery, today: string): { from: string | null; to: string | null } {
+  if (query.date_from && query.date_to) return { from: query.date_from, to: query.date_to };
   switch (query.period) {
     case 'today':
       return { from: today, to: null };
     case 'week':
-      return { from: sql<string>`${today} - 6`, to: null };
+      return { from: shiftDay(today, -6), to: null };
     case 'month':
-      return { from: sql<string>`date_trunc('month', ${today})::date`, to: null };
+      return { from: monthStartOf(today), to: null };
     case 'year':
-      return { from: sql<string>`date_trunc('year', ${today})::date`, to: null };
+      return { from: `${today.slice(0, 4)}-01-01`, to: null };
     default:
       return { from: null, to: null };
   }
@@ -66,7 +79,8 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
       .execute();
     if (known.length !== new Set(managerIds).size) throw new HttpError(400, 'dashboard_unknown_manager');
   }
-  const { from, to } = daysOf(query, tz);
+  const today = localToday(tz);
+  const { from, to } = daysOf(query, today);
   const db = deps.db;
 
   // The period's clients and deposits from the rollups (migration 0015), in scope: the rollups carry the client's
@@ -75,8 +89,8 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   // The whole months inside the period, [fullFrom, fullTo) as month starts (absent = open end), come from the monthly
   // rollups; the days before fullFrom and from fullTo on (the period's edges) from the daily ones. Conditions are built
   // here rather than with `$1 is null or …`, so the planner sees plain ranges on the rollups' leading `day`.
-  const fullFrom = from ? sql<string>`(date_trunc('month', ${from} - 1) + interval '1 month')::date` : null;
-  const fullTo = to ? sql<string>`date_trunc('month', ${to} + 1)::date` : null;
+  const fullFrom = from ? (from.endsWith('-01') ? from : shiftDay(monthStartOf(from), 0, 1)) : null;
+  const fullTo = to ? monthStartOf(shiftDay(to, 1)) : null;
   const inFullMonths = (col: string) =>
     sql.join(
       [
@@ -143,8 +157,8 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     .groupBy(sql`grouping sets ((), (r.attributed_manager), (r.affiliate_id, r.suffix, r.campaign))`)
     .execute();
 
-  const fromInstant = from ? sql<Date>`(${from})::timestamp at time zone ${tz}` : null;
-  const toInstant = to ? sql<Date>`(${to} + 1)::timestamp at time zone ${tz}` : null;
+  const fromInstant = from ? sql<Date>`${from}::date::timestamp at time zone ${tz}` : null;
+  const toInstant = to ? sql<Date>`(${to}::date + 1)::timestamp at time zone ${tz}` : null;
   /** Distinct clients of the period's deposits attributed to these (deleted) members, by the attributed index. */
   const distinctClientsOf = async (ids: string[]) => {
     if (ids.length === 0) return [];
@@ -170,7 +184,7 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
   })();
 
   // The last six calendar months in the business time zone, whatever the period (scope and managers still apply).
-  const monthStart = sql<string>`(date_trunc('month', (now() at time zone ${tz})::date) - make_interval(months => ${MONTHS - 1}))::date`;
+  const monthStart = shiftDay(monthStartOf(today), 0, -(MONTHS - 1));
   const monthlyClients = (() => {
     let q = scopeClients(db.selectFrom('dashboard_clients_monthly as r'), actor, 'r').where('r.day', '>=', monthStart);
     if (managerIds.length > 0) q = q.where('r.assigned_manager', 'in', managerIds);
@@ -194,14 +208,6 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
       .groupBy('r.day')
       .execute();
   })();
-  const months = sql<{
-    month: string;
-  }>`select to_char(date_trunc('month', now() at time zone ${tz}) - make_interval(months => m), 'YYYY-MM') as month
-      from generate_series(${MONTHS - 1}, 0, -1) as m`.execute(db);
-  const rangeText = sql<{ from: string | null; to: string | null }>`select
-      to_char(${from ?? sql`null::date`}, 'YYYY-MM-DD') as from,
-      to_char(coalesce(${to ?? sql`null::date`}, (now() at time zone ${tz})::date), 'YYYY-MM-DD') as to`.execute(db);
-
   const staff = extended
     ? db
         .selectFrom('users')
@@ -213,14 +219,12 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     ? db.selectFrom('affiliates').select(['id', 'name', 'status', 'deleted_at']).execute()
     : Promise.resolve([]);
 
-  const [cg, dg, bal, mc, md, ms, rt, members, affs] = await Promise.all([
+  const [cg, dg, bal, mc, md, members, affs] = await Promise.all([
     clientGroups,
     depositGroups,
     balance,
     monthlyClients,
     monthlyDeposits,
-    months,
-    rangeText,
     staff,
     affiliates,
   ]);
@@ -287,7 +291,7 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
     departments,
     deleted_managers: deletedManagers,
     affiliates: extended ? affiliateRows(affs, byLeadSource, depositsBySource) : [],
-    monthly: ms.rows.map(({ month }) => {
+    monthly: Array.from({ length: MONTHS }, (_, i) => shiftDay(monthStart, 0, i).slice(0, 7)).map((month) => {
       const c = mc.find((r) => r.month === month);
       const d = md.find((r) => r.month === month);
       return {
@@ -301,7 +305,7 @@ export async function dashboard(deps: AppDeps, query: DashboardQuery, actor: Act
       .map((r) => ({ status: r.status, clients: n(r.clients) }))
       .filter((r) => r.clients > 0)
       .sort((a, b) => b.clients - a.clients || a.status.localeCompare(b.status)),
-    range: { from: rt.rows[0]?.from ?? null, to: rt.rows[0]?.to ?? null },
+    range: { from, to: to ?? today },
     timezone: { timezone: tz, offset: utcOffset(tz) },
   };
 }

@@ -73,6 +73,7 @@ describe.each(dbKinds())('staff management on %s', (kind) => {
       department: 'sales',
       created_at: expect.any(String),
       clients_count: 0,
+      active_clients_count: 0,
     });
     expect(row).toMatchObject({
       actor_id: superadmin.id,

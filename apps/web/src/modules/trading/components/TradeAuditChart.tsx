@@ -59,7 +59,14 @@ export function TradeAuditChart({
       autoSize: true,
       layout: { background: { type: ColorType.Solid, color: '#131722' }, textColor: '#d1d4dc' },
       grid: { vertLines: { color: '#1e2230' }, horzLines: { color: '#1e2230' } },
-      timeScale: { timeVisible: true, secondsVisible: true, tickMarkFormatter: (time: number) => clock(time) },
+      timeScale: {
+        timeVisible: true,
+        secondsVisible: true,
+        rightOffset: 6,
+        tickMarkFormatter: (time: number) => clock(time),
+      },
+      // Room above and below the line for the markers' labels.
+      rightPriceScale: { scaleMargins: { top: 0.2, bottom: 0.2 } },
       localization: { timeFormatter: (time: number) => clock(time, true) },
     });
     const priceFormat = { type: 'price' as const, precision: decimals, minMove: 10 ** -decimals };
@@ -105,7 +112,7 @@ export function TradeAuditChart({
         price: trade.strike_price,
         color: '#fab005',
         shape: 'arrowUp',
-        text: `${labels.strike} ${trade.strike_price.toFixed(decimals)} · ${clock(strikeTime)}`,
+        text: `${labels.strike} ${trade.strike_price.toFixed(decimals)}`,
       });
     }
     line.createPriceLine({
@@ -125,7 +132,7 @@ export function TradeAuditChart({
           price: trade.close_price,
           color: '#e64980',
           shape: 'arrowDown',
-          text: `${labels.close} ${trade.close_price.toFixed(decimals)} · ${clock(closeTime)}`,
+          text: `${labels.close} ${trade.close_price.toFixed(decimals)}`,
         });
       }
       line.createPriceLine({
@@ -140,10 +147,10 @@ export function TradeAuditChart({
     if (has(expiry)) {
       markers.push({
         time: expiry,
-        position: 'aboveBar',
+        position: 'belowBar',
         color: '#ced4da',
         shape: 'square',
-        text: `${labels.expiry} ${clock(expiry)}`,
+        text: labels.expiry,
       });
     }
     markers.sort((a, b) => a.time - b.time);

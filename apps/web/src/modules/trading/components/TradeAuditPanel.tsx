@@ -1,5 +1,5 @@
 import { compareDecimal, findAsset, type TradeAudit } from '@brokerage/shared';
-import { Alert, Button, Code, Group, Loader, Modal, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Loader, Modal, Stack, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import type { TFunction } from 'i18next';
 import { useMemo, useState, type ReactNode } from 'react';
@@ -59,6 +59,11 @@ function AuditBody({ audit }: { audit: TradeAudit }) {
   );
   const live = trade.status === 'active' ? (latestQuote(trade.asset)?.price ?? null) : null;
   const current = live ?? audit.ticks.at(-1)?.price ?? null;
+  // The public quote history of the strike's window: the same stored ticks, for anyone (issue 14 item 2).
+  const strike = Date.parse(trade.strike_at);
+  const strikeCheck =
+    `/api/prices/${encodeURIComponent(trade.asset)}/ticks?from=${new Date(strike - 30_000).toISOString()}` +
+    `&to=${new Date(strike + 30_000).toISOString()}`;
   const colour = trade.status === 'won' ? 'teal' : trade.status === 'lost' ? 'red' : undefined;
   return (
     <Stack gap="sm">
@@ -99,9 +104,11 @@ function AuditBody({ audit }: { audit: TradeAudit }) {
         {t('audit.ticks', { count: audit.ticks.length })}
         {audit.candles.length > 0 ? ` · ${t('audit.candles')}` : ''}
       </Text>
-      <Text size="xs" c="dimmed">
-        {t('audit.check', { symbol: trade.asset })}{' '}
-        <Code>{`from=${new Date(Date.parse(trade.strike_at) - 30_000).toISOString()}`}</Code>
+      <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+        {t('audit.check')}{' '}
+        <Anchor href={strikeCheck} target="_blank" rel="noopener" size="xs" ff="monospace" data-testid="audit-check">
+          GET {strikeCheck}
+        </Anchor>
       </Text>
     </Stack>
   );

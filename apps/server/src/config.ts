@@ -54,6 +54,8 @@ const configSchema = z.object({
   LOGIN_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Requests per minute per client address over the whole API (429 with Retry-After beyond). */
   API_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  /** GET /api/prices/{symbol}/ticks (public quote history, issue 14): calls per minute per client address. */
+  QUOTE_HISTORY_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
   /** Where prices come from: simulator | replay:<csv file> | binance | sources joined with '+' (binance+simulator). */

@@ -109,6 +109,8 @@ export const API_ROUTES = {
   /** D11: the live-update socket; anonymous sockets get prices only (demo mode), user events need a session. */
   'GET /api/ws': 'public',
   'GET /api/prices/:symbol/candles': 'public',
+  /** Issue 14: the stored ticks of a span of at most 10 minutes, so anyone can check a strike or a close. */
+  'GET /api/prices/:symbol/ticks': 'public',
   /** D16: demo mode's offer (durations and the default payout and limits); nothing about any account. */
   'GET /api/trading/demo-settings': 'public',
   'POST /api/trading/place-trade': 'client',
@@ -116,6 +118,8 @@ export const API_ROUTES = {
   'GET /api/trading/open-trades': 'client',
   'GET /api/trading/balance': 'client',
   'GET /api/trading/client-settings': 'client',
+  /** Issue 14: the contract audit of the client's own trade (another's is 404). */
+  'GET /api/trading/trades/:id/audit': 'client',
   'GET /api/trading/admin/accounts': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId/active-trades': 'trading.manage',
@@ -126,6 +130,8 @@ export const API_ROUTES = {
   'POST /api/trading/admin/accounts/:accountId/block': 'trading.manage',
   'POST /api/trading/admin/accounts/:accountId/activate': 'trading.manage',
   'PUT /api/trading/admin/balance/:clientId': 'trading.manage',
+  /** Issue 14: the same contract audit for staff, through the client scope (D5). */
+  'GET /api/trading/admin/accounts/:accountId/trades/:id/audit': 'trading.manage',
   'POST /api/withdraw-requests': 'client',
   'GET /api/my-withdraw-requests': 'client',
   'GET /api/withdraw-requests': 'finance.view',

@@ -4,12 +4,15 @@ import {
   candlesResponseSchema,
   errorSchema,
   pricesResponseSchema,
+  quoteHistoryQuerySchema,
+  quoteHistoryResponseSchema,
   symbolParam,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import type { TradingEngine } from '../trading/engine.js';
 import { candles } from './candles.js';
+import { quoteHistory } from './ticks.js';
 
 export const priceRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; engine: TradingEngine }> = async (
   app,
@@ -50,5 +53,26 @@ export const priceRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; engine: Trading
       },
     },
     async (request) => candles(deps.db, request.params.symbol, request.query, engine.now()),
+  );
+
+  app.get(
+    '/api/prices/:symbol/ticks',
+    {
+      // Public and unauthenticated: its own, tighter per-address limit on top of the global one.
+      config: { rateLimit: { max: deps.config.QUOTE_HISTORY_RATE_PER_MINUTE, timeWindow: '1 minute' } },
+      schema: {
+        tags: ['prices'],
+        summary: 'The stored ticks of an asset between from and to (at most 10 minutes): check a strike or a close',
+        description:
+          'Every tick the server stored for the asset with `from ≤ at ≤ to`, oldest first — the same ticks trades ' +
+          'open and settle at (a trade closes at the last tick at or before its expiry). `from` and `to` are ISO 8601 ' +
+          'instants, `from` before `to`, at most 10 minutes apart. Ticks older than the retention period are kept ' +
+          'only around the strike and the expiry of a trade. Limited per address (429 with Retry-After beyond).',
+        params: symbolParam,
+        querystring: quoteHistoryQuerySchema,
+        response: { 200: quoteHistoryResponseSchema, 400: errorSchema, 404: errorSchema, 429: errorSchema },
+      },
+    },
+    async (request) => quoteHistory(deps.db, request.params.symbol, request.query),
   );
 };

@@ -1,4 +1,11 @@
-import { ASSET_SYMBOLS, compareDecimal, findAsset, isDecimal, roundDecimal } from '@brokerage/shared';
+import {
+  ASSET_SYMBOLS,
+  AUDIT_WINDOW_SECONDS,
+  compareDecimal,
+  findAsset,
+  isDecimal,
+  roundDecimal,
+} from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import type { Clock, PriceSource, PriceTick } from './source.js';
@@ -24,6 +31,9 @@ export interface PriceServiceOptions {
   flushIntervalMs?: number;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
+
+/** The audit windows around a trade's strike and expiry (issue 14), as an SQL interval. */
+const WINDOW = sql`${sql.lit(`${AUDIT_WINDOW_SECONDS} seconds`)}::interval`;
 
 /** Rows per INSERT statement when writing buffered ticks. */
 const INSERT_CHUNK = 1000;
@@ -245,7 +255,8 @@ export class PriceService {
 
   /**
    * Deletes raw ticks older than `before` (D2: candles stay), but never one an active trade may still settle at: for
-   * each symbol, every tick from the last one at or before the earliest expiry of its active trades onward is kept.
+   * each symbol, every tick from the last one at or before the earliest expiry of its active trades onward is kept;
+   * nor one a trade's contract audit shows (issue 14).
    */
   async pruneTicks(before: Date): Promise<number> {
     const due = await this.db
@@ -272,12 +283,17 @@ export class PriceService {
         const keep = keepFrom ? new Date(keepFrom.at) : first;
         if (keep < cutoff) cutoff = keep;
       }
-      const res = await this.db
-        .deleteFrom('price_ticks')
-        .where('symbol', '=', symbol)
-        .where('at', '<', cutoff)
-        .executeTakeFirst();
-      deleted += Number(res.numDeletedRows ?? 0n);
+      // Issue 14: the ticks a trade's audit shows stay — strike ± 30 s, expiry ± 30 s and the close tick — for every
+      // trade, however old (the trades_asset_* indexes make each check a short range scan).
+      const res = await sql`
+        delete from price_ticks p
+        where p.symbol = ${symbol} and p.at < ${cutoff.toISOString()}::timestamptz
+          and not exists (select 1 from trades t where t.asset = p.symbol
+            and t.strike_at between p.at - ${WINDOW} and p.at + ${WINDOW})
+          and not exists (select 1 from trades t where t.asset = p.symbol
+            and t.expires_at between p.at - ${WINDOW} and p.at + ${WINDOW})
+          and not exists (select 1 from trades t where t.asset = p.symbol and t.close_at = p.at)`.execute(this.db);
+      deleted += Number(res.numAffectedRows ?? 0n);
     }
     return deleted;
   }

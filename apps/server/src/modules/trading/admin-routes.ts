@@ -2,6 +2,7 @@ import {
   accountDetailResponseSchema,
   accountIdParam,
   accountSettingsRequestSchema,
+  accountTradeIdParam,
   accountsQuerySchema,
   accountsResponseSchema,
   activeTradesResponseSchema,
@@ -10,6 +11,7 @@ import {
   clientIdParam,
   createAccountRequestSchema,
   errorSchema,
+  tradeAuditSchema,
   ledgerQuerySchema,
   ledgerResponseSchema,
   tradingAccountSchema,
@@ -31,6 +33,8 @@ import {
   voidTrade,
   type AdminDeps,
 } from './admin.js';
+import { langOf } from '../../platform/http/messages.js';
+import { staffTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
 import { idempotencyHeaders } from './routes.js';
 
@@ -195,5 +199,27 @@ export const tradingAdminRoutes: FastifyPluginAsyncZod<{
       const { account, created } = await openAccountForClient(deps, request.auth!.actor, request.params.clientId);
       return reply.status(created ? 201 : 200).send(account);
     },
+  );
+
+  app.get(
+    '/api/trading/admin/accounts/:accountId/trades/:id/audit',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'The contract audit of a trade of the account: the trade, the settlement rule and the stored ticks',
+        description: 'The same answer the client gets for the trade (GET /api/trading/trades/{id}/audit).',
+        params: accountTradeIdParam,
+        response: { 200: tradeAuditSchema, ...errors },
+      },
+    },
+    async (request) =>
+      staffTradeAudit(
+        deps.db,
+        request.auth!.actor,
+        request.params.accountId,
+        request.params.id,
+        deps.now(),
+        langOf(request.headers['accept-language']),
+      ),
   );
 };

@@ -6,11 +6,15 @@ import {
   placeTradeRequestSchema,
   placeTradeResponseSchema,
   tradesQuerySchema,
+  tradeAuditSchema,
+  tradeIdParam,
   tradesResponseSchema,
 } from '@brokerage/shared';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
+import { langOf } from '../../platform/http/messages.js';
+import { clientTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
 import {
   balance,
@@ -127,5 +131,30 @@ export const tradingRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = a
       },
     },
     async () => demoSettings(deps),
+  );
+
+  app.get(
+    '/api/trading/trades/:id/audit',
+    {
+      schema: {
+        tags: ['trading'],
+        summary:
+          "The contract audit of one of the client's trades: the trade, the settlement rule and the stored ticks",
+        description:
+          'The trade as stored; the rule of decisions.md D1 as a sentence (Accept-Language ru or en) and as data; the ' +
+          'stored ticks from 30 s before the strike to 30 s after the expiry (an open trade: up to now); for a trade ' +
+          'longer than 10 minutes the ticks around the strike and the expiry and the 1-minute candles in between.',
+        params: tradeIdParam,
+        response: { 200: tradeAuditSchema, ...errors },
+      },
+    },
+    async (request) =>
+      clientTradeAudit(
+        deps.db,
+        request.auth!.user.id,
+        request.params.id,
+        deps.now(),
+        langOf(request.headers['accept-language']),
+      ),
   );
 };

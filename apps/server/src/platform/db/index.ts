@@ -16,6 +16,7 @@ import * as m0007 from './migrations/2026-11-25T0007-identity.js';
 import * as m0008 from './migrations/2026-11-25T0008-lead-supply.js';
 import * as m0010 from './migrations/2026-11-25T0010-external-api.js';
 import * as m0012 from './migrations/2026-11-25T0012-dashboard.js';
+import * as m0013 from './migrations/2026-11-25T0013-trade-audit.js';
 import * as m0015 from './migrations/2026-11-25T0015-dashboard-rollup.js';
 
 export type Db = Kysely<Database>;
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0008-lead-supply': m0008,
   '2026-11-25T0010-external-api': m0010,
   '2026-11-25T0012-dashboard': m0012,
+  '2026-11-25T0013-trade-audit': m0013,
   '2026-11-25T0015-dashboard-rollup': m0015,
 };
 

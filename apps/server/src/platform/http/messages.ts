@@ -301,6 +301,11 @@ export const ERROR_MESSAGES = {
     ru: '{field}: некорректный номер телефона',
     en: '{field}: not a valid phone number (give it with its country code, e.g. +77011234567)',
   },
+  // Transparency (issue 14)
+  tick_span_too_long: {
+    ru: 'Период котировок не может превышать {max} минут (from … to)',
+    en: 'The quote span may be at most {max} minutes (from … to)',
+  },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
 } as const satisfies Record<string, Record<Lang, string>>;

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useSession } from '../../modules/auth/api/session';
 import { useDemoAccount, useLiveAccount } from '../../modules/trading/account';
 import { PriceChart } from '../../modules/trading/components/PriceChart';
+import { TradeAuditHost } from '../../modules/trading/components/TradeAuditPanel';
 import { TradingScreen, type TradingSlots } from '../../modules/trading/components/TradingScreen';
 import { usePriceVersion } from '../../modules/trading/price-feed';
 import { tradingSlots } from './slots';
@@ -17,7 +18,12 @@ startPriceFeed();
 function LiveTrading({ slots }: { slots: TradingSlots }) {
   const { data: user } = useSession();
   const account = useLiveAccount();
-  return <TradingScreen account={account} user={user ?? null} slots={slots} />;
+  // Issue 14: a click on any of the client's trades opens its contract audit (not in demo mode: nothing stored).
+  return (
+    <TradeAuditHost>
+      <TradingScreen account={account} user={user ?? null} slots={slots} />
+    </TradeAuditHost>
+  );
 }
 
 function DemoTrading({ slots }: { slots: TradingSlots }) {

@@ -13,6 +13,7 @@ import {
   placeTradeResponseSchema,
   pricesResponseSchema,
   TRADE_DURATIONS,
+  tradeAuditSchema,
   tradesResponseSchema,
   type CandleInterval,
   type ClientSettingsResponse,
@@ -40,6 +41,8 @@ export const tradingKeys = {
   prices: ['prices', 'latest'] as const,
   candles: (symbol: string, interval: CandleInterval) => ['prices', 'candles', symbol, interval] as const,
   depositMethods: ['deposit-methods'] as const,
+  /** A trade's contract audit by its URL (the client's or the staff's); under 'trading', so a settlement refreshes it. */
+  audit: (url: string) => ['trading', 'audit', url] as const,
 };
 
 /** §3 defaults, used while the account's settings load or when they fail (§8). */
@@ -199,5 +202,18 @@ export function useMarkMessageRead() {
   return useMutation({
     mutationFn: (id: number) => apiRequest(`/api/my-messages/${id}/read`, { method: 'PUT' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: tradingKeys.messages }),
+  });
+}
+
+/** The URL of the client's own trade's contract audit (issue 14). */
+export const clientAuditUrl = (tradeId: number) => `/api/trading/trades/${tradeId}/audit`;
+
+/** A trade's contract audit: the trade, the settlement rule, the stored ticks and (long trades) the candles. */
+export function useTradeAuditQuery(url: string | null) {
+  return useQuery({
+    queryKey: tradingKeys.audit(url ?? ''),
+    queryFn: () => apiCall(tradeAuditSchema, url!),
+    enabled: url !== null,
+    retry: 1,
   });
 }

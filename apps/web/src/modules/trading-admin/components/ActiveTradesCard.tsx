@@ -1,12 +1,13 @@
 import type { AdminTrade, LatestPrice } from '@brokerage/shared';
 import { ActionIcon, Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconBan, IconRefresh } from '@tabler/icons-react';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatMoney } from '../../../lib/format';
 import { formatPrice, inTheMoney, potentialProfit } from '../format';
 import { useIsPhone } from '../media';
 import { RemainingTime } from './RemainingTime';
+import { StaffTradeAudit, auditRowProps } from './StaffTradeAudit';
 import { TradeDirection } from './TradeDirection';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -79,7 +80,11 @@ function VoidButton({
       leftSection={<IconBan size={14} />}
       disabled={disabled}
       fullWidth={fullWidth}
-      onClick={() => onVoid(trade)}
+      onClick={(e) => {
+        // The row opens the audit; this button only voids.
+        e.stopPropagation();
+        onVoid(trade);
+      }}
       data-testid="trade-void"
     >
       {t('tradingAccounts.active.void')}
@@ -111,7 +116,10 @@ export function ActiveTradesCard({
   onVoid: (trade: AdminTrade) => void;
 }) {
   const { t } = useTranslation();
+  const { t: tp } = useTranslation('platform');
   const isPhone = useIsPhone();
+  const [audited, setAudited] = useState<AdminTrade | null>(null);
+  const rowProps = (trade: AdminTrade) => auditRowProps(() => setAudited(trade), tp('audit.open', { id: trade.id }));
   return (
     <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }} data-testid="active-trades">
       <Group justify="space-between" mb="sm" wrap="nowrap">
@@ -146,6 +154,7 @@ export function ActiveTradesCard({
               p="sm"
               data-testid="active-trade"
               data-trade-id={trade.id}
+              {...rowProps(trade)}
             >
               <Group justify="space-between" wrap="nowrap" mb="xs">
                 <Group gap="xs" wrap="nowrap">
@@ -194,7 +203,7 @@ export function ActiveTradesCard({
             </Table.Thead>
             <Table.Tbody>
               {trades.map((trade) => (
-                <Table.Tr key={trade.id} data-testid="active-trade" data-trade-id={trade.id}>
+                <Table.Tr key={trade.id} data-testid="active-trade" data-trade-id={trade.id} {...rowProps(trade)}>
                   <Table.Td>
                     <Text size="sm" fw={600}>
                       {trade.asset}
@@ -234,9 +243,10 @@ export function ActiveTradesCard({
       )}
       {trades.length > 0 ? (
         <Text size="xs" c="dimmed" mt="xs">
-          {t('tradingAccounts.active.pricesNote')}
+          {t('tradingAccounts.active.pricesNote')} {tp('audit.hint')}
         </Text>
       ) : null}
+      <StaffTradeAudit trade={audited} onClose={() => setAudited(null)} />
     </Paper>
   );
 }

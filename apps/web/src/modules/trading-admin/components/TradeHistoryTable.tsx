@@ -1,9 +1,11 @@
 import type { AdminTrade } from '@brokerage/shared';
 import { Badge, Table, Text, Tooltip } from '@mantine/core';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatMoney } from '../../../lib/format';
 import { durationMinutes, formatPrice, formatUtc } from '../format';
 import { SignedMoney } from './SignedMoney';
+import { StaffTradeAudit, auditRowProps } from './StaffTradeAudit';
 import { TradeDirection } from './TradeDirection';
 
 const RESULT_COLORS = { active: 'blue', won: 'teal', lost: 'red', tie: 'gray', voided: 'orange' } as const;
@@ -41,6 +43,8 @@ function ResultBadge({ trade }: { trade: AdminTrade }) {
  */
 export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
   const { t } = useTranslation();
+  const { t: tp } = useTranslation('platform');
+  const [audited, setAudited] = useState<AdminTrade | null>(null);
   const dash = t('common.dash');
   if (trades.length === 0) {
     return (
@@ -52,7 +56,13 @@ export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
   return (
     <>
       <Table.ScrollContainer minWidth={940}>
-        <Table striped verticalSpacing="xs" style={{ whiteSpace: 'nowrap' }} data-testid="trade-history">
+        <Table
+          striped
+          highlightOnHover
+          verticalSpacing="xs"
+          style={{ whiteSpace: 'nowrap' }}
+          data-testid="trade-history"
+        >
           <Table.Thead>
             <Table.Tr>
               <Table.Th>{t('tradingAccounts.history.columns.date')}</Table.Th>
@@ -68,7 +78,13 @@ export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
           </Table.Thead>
           <Table.Tbody>
             {trades.slice(0, 50).map((trade) => (
-              <Table.Tr key={trade.id} data-testid="history-row" data-trade-id={trade.id} data-status={trade.status}>
+              <Table.Tr
+                key={trade.id}
+                data-testid="history-row"
+                data-trade-id={trade.id}
+                data-status={trade.status}
+                {...auditRowProps(() => setAudited(trade), tp('audit.open', { id: trade.id }))}
+              >
                 <Table.Td>
                   <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
                     {formatUtc(trade.created_at)}
@@ -112,8 +128,9 @@ export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
         </Table>
       </Table.ScrollContainer>
       <Text size="xs" c="dimmed" mt="xs">
-        {t('tradingAccounts.history.note')}
+        {t('tradingAccounts.history.note')} {tp('audit.hint')}
       </Text>
+      <StaffTradeAudit trade={audited} onClose={() => setAudited(null)} />
     </>
   );
 }

@@ -1,11 +1,12 @@
 import { findAsset, formatDuration, type Trade } from '@brokerage/shared';
 import { Alert, Badge, Button, Card, Group, Pagination, Paper, Stack, Text, Title } from '@mantine/core';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { currentLanguage } from '../../../i18n';
 import { formatDateTime } from '../../../lib/format';
 import type { OpenTrade } from '../account';
 import { HISTORY_PAGE_SIZE } from '../api';
+import { useAuditOpener, type AuditedTrade } from '../audit-context';
 import { latestQuote, usePriceVersion } from '../price-feed';
 import { countdownColour, formatCountdown, formatPrice, usd } from '../rules';
 import classes from './trading.module.css';
@@ -23,6 +24,30 @@ function useNow(): number {
 
 function decimalsOf(symbol: string): number {
   return findAsset(symbol)?.decimals ?? 5;
+}
+
+/**
+ * Issue 14: on the live screen a trade card opens its contract audit on a click, Enter or Space; in demo mode (no
+ * opener) it stays a plain card.
+ */
+function useAuditTrigger(trade: AuditedTrade) {
+  const { t } = useTranslation('platform');
+  const open = useAuditOpener();
+  if (!open) return {};
+  return {
+    role: 'button',
+    tabIndex: 0,
+    'aria-label': t('audit.open', { id: trade.id }),
+    title: t('audit.hint'),
+    style: { cursor: 'pointer' },
+    onClick: () => open(trade),
+    onKeyDown: (e: KeyboardEvent) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        open(trade);
+      }
+    },
+  };
 }
 
 const STATUS_COLOUR: Record<string, string> = {
@@ -46,15 +71,17 @@ export function OpenTradeCard({ trade, now }: { trade: OpenTrade; now: number })
   const colour = settling ? 'gray' : countdownColour(left);
   const decimals = decimalsOf(trade.asset);
   const current = latestQuote(trade.asset)?.price;
+  const { style: triggerStyle, ...trigger } = useAuditTrigger(trade);
   return (
     <Card
+      {...trigger}
       withBorder
       padding="sm"
       data-testid="open-trade"
       data-trade-id={trade.id}
       data-colour={colour}
       className={!settling && left <= 10 ? classes.pulse : undefined}
-      style={{ borderColor: `var(--mantine-color-${colour}-6)`, borderWidth: 2 }}
+      style={{ borderColor: `var(--mantine-color-${colour}-6)`, borderWidth: 2, ...triggerStyle }}
     >
       <Group justify="space-between" wrap="nowrap">
         <Group gap={6}>
@@ -132,8 +159,16 @@ export function TradeRow({ trade }: { trade: Trade }) {
   const statusKey = (['active', 'won', 'lost', 'tie', 'voided', 'expired'] as const).includes(trade.status as 'active')
     ? trade.status
     : 'unknown';
+  const trigger = useAuditTrigger(trade);
   return (
-    <Paper withBorder p="sm" data-testid="closed-trade" data-trade-id={trade.id} data-status={trade.status}>
+    <Paper
+      {...trigger}
+      withBorder
+      p="sm"
+      data-testid="closed-trade"
+      data-trade-id={trade.id}
+      data-status={trade.status}
+    >
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Group gap={6}>
           <Text fw={700}>{trade.asset}</Text>

@@ -1,0 +1,37 @@
+import type { AdminTrade } from '@brokerage/shared';
+import type { KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { TradeAuditPanel } from '../../trading/components/TradeAuditPanel';
+
+/** The staff's scoped audit call of a trade (issue 14; D5: out of scope is 404). */
+export const staffAuditUrl = (trade: Pick<AdminTrade, 'account_id' | 'id'>) =>
+  `/api/trading/admin/accounts/${trade.account_id}/trades/${trade.id}/audit`;
+
+/** The client's contract audit panel, opened from the account detail's trade tables (its strings: platform). */
+export function StaffTradeAudit({ trade, onClose }: { trade: AdminTrade | null; onClose: () => void }) {
+  const { t } = useTranslation('platform');
+  return (
+    <TradeAuditPanel
+      url={trade ? staffAuditUrl(trade) : null}
+      title={trade ? t('audit.title', { asset: trade.asset, id: trade.id }) : ''}
+      onClose={onClose}
+    />
+  );
+}
+
+/** Row props that open the audit on a click, Enter or Space. */
+export function auditRowProps(open: () => void, label: string) {
+  return {
+    tabIndex: 0,
+    'aria-label': label,
+    style: { cursor: 'pointer' },
+    onClick: open,
+    onKeyDown: (e: KeyboardEvent) => {
+      if (e.target !== e.currentTarget) return;
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        open();
+      }
+    },
+  };
+}

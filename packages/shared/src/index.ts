@@ -24,3 +24,4 @@ export * from './schemas/affiliates.js';
 export * from './schemas/affiliate-tokens.js';
 export * from './schemas/external-api.js';
 export * from './schemas/lead-import.js';
+export * from './schemas/statement.js';

@@ -116,6 +116,9 @@ export const API_ROUTES = {
   'GET /api/trading/open-trades': 'client',
   'GET /api/trading/balance': 'client',
   'GET /api/trading/client-settings': 'client',
+  /** Issue 14: the client's own account statement and its file. */
+  'GET /api/trading/statement': 'client',
+  'GET /api/trading/statement/export': 'client',
   'GET /api/trading/admin/accounts': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId/active-trades': 'trading.manage',

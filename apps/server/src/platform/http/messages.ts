@@ -301,6 +301,11 @@ export const ERROR_MESSAGES = {
     ru: '{field}: некорректный номер телефона',
     en: '{field}: not a valid phone number (give it with its country code, e.g. +77011234567)',
   },
+  // The client's account statement (issue 14)
+  statement_too_large: {
+    ru: 'В периоде {total} операций, в файл помещается не более {max}: выберите период короче',
+    en: 'The period holds {total} entries, a file takes at most {max}: choose a shorter period',
+  },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
 } as const satisfies Record<string, Record<Lang, string>>;

@@ -50,12 +50,14 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (
         request.query,
         langOf(request.headers['accept-language']),
       );
-      return reply
-        .header('Content-Type', file.contentType)
-        .header('Content-Disposition', `attachment; filename="${file.fileName}"`)
-        .header('Cache-Control', 'no-store')
-        // A stream or a text with its own content type is sent as it is (no JSON serialisation).
-        .send(file.body as string);
+      return (
+        reply
+          .header('Content-Type', file.contentType)
+          .header('Content-Disposition', `attachment; filename="${file.fileName}"`)
+          .header('Cache-Control', 'no-store')
+          // A stream or a text with its own content type is sent as it is (no JSON serialisation).
+          .send(file.body as string)
+      );
     },
   );
 };

@@ -110,7 +110,15 @@ function toEntry(r: EntryRow): StatementEntry {
   };
 }
 
-const ENTRY_COLUMNS = ['id', 'kind', 'amount_cents', 'balance_after_cents', 'reference', 'reason', 'created_at'] as const;
+const ENTRY_COLUMNS = [
+  'id',
+  'kind',
+  'amount_cents',
+  'balance_after_cents',
+  'reference',
+  'reason',
+  'created_at',
+] as const;
 
 /** The figure where an empty page sits: the balance after the period's last entry (unfiltered), the period's total of the selected kinds (filtered). */
 async function endFigureCents(db: Db, p: Period, filteredSumCents: number): Promise<number> {
@@ -131,10 +139,7 @@ export async function statement(db: Db, userId: string, query: StatementQuery): 
   const offset = (query.page - 1) * query.per_page;
   const [agg, rows] = await Promise.all([
     inPeriod(db, p)
-      .select((eb) => [
-        eb.fn.countAll<string>().as('total'),
-        sql<string>`coalesce(sum(amount_cents), 0)`.as('sum'),
-      ])
+      .select((eb) => [eb.fn.countAll<string>().as('total'), sql<string>`coalesce(sum(amount_cents), 0)`.as('sum')])
       .executeTakeFirstOrThrow(),
     inPeriod(db, p).select(ENTRY_COLUMNS).orderBy('id').limit(query.per_page).offset(offset).execute(),
   ]);
@@ -185,7 +190,10 @@ const KIND_LABELS: Record<Lang, Record<LedgerKind, string>> = {
   },
 };
 
-const FILE_TEXTS: Record<Lang, Record<'opening' | 'closing' | 'openingKinds' | 'closingKinds', string> & { header: string[] }> = {
+const FILE_TEXTS: Record<
+  Lang,
+  Record<'opening' | 'closing' | 'openingKinds' | 'closingKinds', string> & { header: string[] }
+> = {
   ru: {
     header: ['№', 'Время (UTC)', 'Вид', 'Сумма, USD', 'Баланс после, USD', 'Сделка', 'Заявка на вывод', 'Причина'],
     opening: 'Баланс на начало периода',
@@ -275,7 +283,11 @@ export async function exportStatement(
     const csv = [texts.header, ...lines].map((line) => line.map(csvCell).join(',')).join('\r\n');
     return { fileName: `${fileName}.csv`, contentType: 'text/csv; charset=utf-8', body: `\ufeff${csv}\r\n` };
   }
-  const sheet = createXlsxSheetStream(lang === 'ru' ? 'Выписка' : 'Statement', texts.header, [10, 26, 28, 14, 18, 10, 14, 40]);
+  const sheet = createXlsxSheetStream(
+    lang === 'ru' ? 'Выписка' : 'Statement',
+    texts.header,
+    [10, 26, 28, 14, 18, 10, 14, 40],
+  );
   // D9: every text value is a string cell (never a formula), shown as typed; amounts are number cells.
   void (async () => {
     try {

@@ -25,3 +25,4 @@ export * from './schemas/affiliate-tokens.js';
 export * from './schemas/external-api.js';
 export * from './schemas/lead-import.js';
 export * from './schemas/statement.js';
+export * from './risk.js';

@@ -94,5 +94,3 @@ export const siteFactsResponseSchema = z.object({
   accounts_traded: z.number().int(),
 });
 export type SiteFacts = z.infer<typeof siteFactsResponseSchema>;
-/** Below this many accounts that traded, the risk warning shows no percentage (too few to be meaningful). */
-export const RISK_MIN_ACCOUNTS = 20;

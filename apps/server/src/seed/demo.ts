@@ -215,6 +215,8 @@ export async function seedDemoData(
         .executeTakeFirstOrThrow();
       ids.set(u.email, row.id);
     }
+    // The crowd of traders first, so the demo logins' accounts stay the newest (the first rows of the staff's lists).
+    const crowdIds = await seedDemoTraders(trx, hash, ids, DEMO_CROWD);
     const demoClient = await trx
       .insertInto('clients')
       .values({
@@ -279,7 +281,7 @@ export async function seedDemoData(
     }
     await seedDemoClientBase(trx, ids, leadIds);
     await seedDemoLeads(trx, demoStaff(ids), now);
-    const traderIds = await seedDemoTraders(trx, hash, ids);
+    const traderIds = [...(await seedDemoTraders(trx, hash, ids, DEMO_TRADERS)), ...crowdIds];
     const decisions = await seedExtraTraders(trx, cards, hash, ids);
     const decider: Actor = {
       id: ids.get('team_lead_retention')!,
@@ -405,7 +407,12 @@ async function seedTraderAccount(
 }
 
 /** The demo traders' users, CRM client records and trading accounts, funded by deposits (deposits service). */
-async function seedDemoTraders(trx: Trx, hash: string, ids: Map<string, string>): Promise<string[]> {
+async function seedDemoTraders(
+  trx: Trx,
+  hash: string,
+  ids: Map<string, string>,
+  traders: readonly DemoTraderSpec[],
+): Promise<string[]> {
   const superadmin: Actor = {
     id: ids.get('superadmin')!,
     name: 'Demo superadmin',
@@ -414,7 +421,7 @@ async function seedDemoTraders(trx: Trx, hash: string, ids: Map<string, string>)
     ip: null,
   };
   const userIds: string[] = [];
-  for (const trader of [...DEMO_TRADERS, ...DEMO_CROWD]) {
+  for (const trader of traders) {
     const { user } = await seedTraderAccount(trx, hash, ids, superadmin, trader);
     userIds.push(user.id);
   }

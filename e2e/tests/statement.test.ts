@@ -151,7 +151,6 @@ describe.runIf(browserAvailable())('account statement and risk warning', () => {
       .locator('..')
       .locator('button')
       .first()
-      .click({ trial: true })
       .catch(() => undefined);
     await shot(page, 'statement-phone');
     expect(problems.filter((p) => !RESOURCE_401.test(p))).toEqual([]);

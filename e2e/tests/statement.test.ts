@@ -146,12 +146,6 @@ describe.runIf(browserAvailable())('account statement and risk warning', () => {
     // On a phone the entries are cards.
     await page.setViewportSize(PHONE);
     await page.getByTestId('statement-cards').waitFor();
-    await page
-      .getByTestId('statement-kind')
-      .locator('..')
-      .locator('button')
-      .first()
-      .catch(() => undefined);
     await shot(page, 'statement-phone');
     expect(problems.filter((p) => !RESOURCE_401.test(p))).toEqual([]);
     await page.context().close();

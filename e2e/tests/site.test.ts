@@ -19,6 +19,9 @@ interface Facts {
   asset_count: number;
   max_payout_percentage: number;
   median_settlement_ms: number | null;
+  losing_accounts_percent: number | null;
+  losing_accounts_as_of: string;
+  accounts_traded: number;
 }
 
 /**
@@ -192,6 +195,12 @@ describe.runIf(browserAvailable())('public site', () => {
       String(new Date().getFullYear()), // the copyright line
       '5', // "prices refresh every 5 s": the page's own refresh interval
       '24', // "change against the first stored price of the last 24 hours": the server's window
+      // Issue 14's risk warning: its 12-month window, the accounts that traded, the threshold of 20, the figure, its date.
+      '12',
+      String(facts.accounts_traded),
+      '20',
+      ...(facts.losing_accounts_percent === null ? [] : [String(facts.losing_accounts_percent)]),
+      ...facts.losing_accounts_as_of.split('-').map((p) => String(Number(p))),
     ]);
     // The assets table's numbers are the server's prices and changes, checked in the test above.
     const text = await page.evaluate(() => {

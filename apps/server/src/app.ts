@@ -53,6 +53,7 @@ import { cardVaultFromConfig } from './platform/crypto/card-vault.js';
 import { affiliateTokenRoutes } from './modules/affiliate-tokens/routes.js';
 import { externalApiRoutes } from './modules/external-api/routes.js';
 import { importRoutes } from './modules/imports/routes.js';
+import { statementRoutes } from './modules/statement/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -171,6 +172,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   });
   await app.register(affiliateTokenRoutes, { deps });
   await app.register(externalApiRoutes, { deps });
+  await app.register(statementRoutes, { deps });
 
   const hasWeb = await registerWebApp(app, config.WEB_DIST ? path.resolve(config.WEB_DIST) : DEFAULT_WEB_DIST);
   registerNotFound(app, hasWeb);

@@ -25,3 +25,5 @@ export * from './schemas/affiliate-tokens.js';
 export * from './schemas/external-api.js';
 export * from './schemas/lead-import.js';
 export * from './trading/audit.js';
+export * from './schemas/statement.js';
+export * from './risk.js';

@@ -120,6 +120,9 @@ export const API_ROUTES = {
   'GET /api/trading/client-settings': 'client',
   /** Issue 14: the contract audit of the client's own trade (another's is 404). */
   'GET /api/trading/trades/:id/audit': 'client',
+  /** Issue 14: the client's own account statement and its file. */
+  'GET /api/trading/statement': 'client',
+  'GET /api/trading/statement/export': 'client',
   'GET /api/trading/admin/accounts': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId/active-trades': 'trading.manage',

@@ -215,6 +215,8 @@ export async function seedDemoData(
         .executeTakeFirstOrThrow();
       ids.set(u.email, row.id);
     }
+    // The crowd of traders first, so the demo logins' accounts stay the newest (the first rows of the staff's lists).
+    const crowdIds = await seedDemoTraders(trx, hash, ids, DEMO_CROWD);
     const demoClient = await trx
       .insertInto('clients')
       .values({
@@ -279,7 +281,7 @@ export async function seedDemoData(
     }
     await seedDemoClientBase(trx, ids, leadIds);
     await seedDemoLeads(trx, demoStaff(ids), now);
-    const traderIds = await seedDemoTraders(trx, hash, ids);
+    const traderIds = [...(await seedDemoTraders(trx, hash, ids, DEMO_TRADERS)), ...crowdIds];
     const decisions = await seedExtraTraders(trx, cards, hash, ids);
     const decider: Actor = {
       id: ids.get('team_lead_retention')!,
@@ -405,7 +407,12 @@ async function seedTraderAccount(
 }
 
 /** The demo traders' users, CRM client records and trading accounts, funded by deposits (deposits service). */
-async function seedDemoTraders(trx: Trx, hash: string, ids: Map<string, string>): Promise<string[]> {
+async function seedDemoTraders(
+  trx: Trx,
+  hash: string,
+  ids: Map<string, string>,
+  traders: readonly DemoTraderSpec[],
+): Promise<string[]> {
   const superadmin: Actor = {
     id: ids.get('superadmin')!,
     name: 'Demo superadmin',
@@ -414,11 +421,52 @@ async function seedDemoTraders(trx: Trx, hash: string, ids: Map<string, string>)
     ip: null,
   };
   const userIds: string[] = [];
-  for (const trader of DEMO_TRADERS) {
+  for (const trader of traders) {
     const { user } = await seedTraderAccount(trx, hash, ids, superadmin, trader);
     userIds.push(user.id);
   }
   return userIds;
+}
+
+/**
+ * Issue 14: enough traders for the risk warning's figure (at least RISK_MIN_ACCOUNTS accounts with a settled trade):
+ * DEMO_CROWD_SIZE more client users, each funded by one recorded deposit, placing two or three seeded trades in the
+ * demo history (DEMO_CROWD_TRADES). Their outcomes are whatever the simulated prices make them (D1); they sign in with
+ * the demo password but are not listed among the demo accounts.
+ */
+export const DEMO_CROWD_SIZE = 20;
+const CROWD_FIRST = ['Алексей', 'Мария', 'Daniel', 'Асель', 'Игорь', 'Emma', 'Нурлан', 'Ольга', 'Lukas', 'Дина'];
+const CROWD_LAST = ['Демидов', 'Kessler', 'Сапарова', 'Brown', 'Левченко'];
+const DEMO_CROWD: DemoTraderSpec[] = Array.from({ length: DEMO_CROWD_SIZE }, (_, i) => {
+  const nn = String(i + 1).padStart(2, '0');
+  return {
+    email: `trader${nn}@demo.local`,
+    name: `${CROWD_FIRST[i % CROWD_FIRST.length]} ${CROWD_LAST[i % CROWD_LAST.length]}`,
+    phone: `+770800001${nn}`,
+    country: 'Казахстан',
+    // An extra manager that no demo login or browser test counts deposits of.
+    manager: 'sales.manager.2@demo.local',
+    deposits: [200 + (i % 5) * 150],
+  };
+});
+/** Two or three trades per crowd trader (index in the trader list after DEMO_TRADERS), from a fixed seed. */
+function demoCrowdTrades(): (typeof DEMO_TRADES)[number][] {
+  const rnd = seededRandom(20261125);
+  const trades: (typeof DEMO_TRADES)[number][] = [];
+  for (let i = 0; i < DEMO_CROWD_SIZE; i++) {
+    const n = 2 + Math.floor(rnd() * 2);
+    for (let k = 0; k < n; k++) {
+      trades.push({
+        trader: DEMO_TRADERS.length + i,
+        minute: 3 + Math.floor(rnd() * 100),
+        asset: DEMO_SYMBOLS[Math.floor(rnd() * DEMO_SYMBOLS.length)]!,
+        direction: rnd() < 0.5 ? 'call' : 'put',
+        amount: 10 + Math.floor(rnd() * 5) * 10,
+        duration: rnd() < 0.5 ? 300 : 900,
+      });
+    }
+  }
+  return trades;
 }
 
 /** The demo price history: this long, ending at the seed's now. */
@@ -465,12 +513,15 @@ async function seedDemoTrading(db: Db, userIds: string[], offered: readonly numb
   await prices.start(source, { timers: false });
   const deps: TradingDeps = { db, prices, now: () => new Date(clock), durations: offered, bus: new InProcessBus() };
   // Durations the server does not offer are replaced by an offered one that still ends a minute before now.
-  const trades = DEMO_TRADES.map((t) => {
-    const at = start + t.minute * 60_000;
-    const fits = offered.filter((d) => at + d * 1000 <= end - 60_000);
-    const duration = fits.includes(t.duration) ? t.duration : fits.at(-1);
-    return { ...t, at, duration };
-  }).filter((t): t is typeof t & { duration: number } => t.duration !== undefined);
+  const trades = [...DEMO_TRADES, ...demoCrowdTrades()]
+    .sort((a, b) => a.minute - b.minute)
+    .map((t) => {
+      const at = start + t.minute * 60_000;
+      const fits = offered.filter((d) => at + d * 1000 <= end - 60_000);
+      const duration = fits.includes(t.duration) ? t.duration : fits.at(-1);
+      return { ...t, at, duration };
+    })
+    .filter((t): t is typeof t & { duration: number } => t.duration !== undefined);
   try {
     let next = 0;
     // The simulator replays at most ten intervals at once, so the clock moves ten seconds at a time.

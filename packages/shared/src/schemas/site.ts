@@ -83,5 +83,14 @@ export const siteFactsResponseSchema = z.object({
   changes: z.array(
     z.object({ symbol: z.string(), change_percent: z.number().nullable(), since: z.string().nullable() }),
   ),
+  /**
+   * Issue 14 (D6, ESMA's format): the share, in whole percent, of client accounts with a settled trade in the last
+   * 12 months whose net trading result (payouts + refunds − stakes) is negative; null below RISK_MIN_ACCOUNTS.
+   */
+  losing_accounts_percent: z.number().int().nullable(),
+  /** The UTC date (YYYY-MM-DD) the figure was computed for; it is recomputed once a day. */
+  losing_accounts_as_of: z.string(),
+  /** How many client accounts had a settled trade in those 12 months. */
+  accounts_traded: z.number().int(),
 });
 export type SiteFacts = z.infer<typeof siteFactsResponseSchema>;

@@ -12,6 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import { HttpError } from '../../platform/http/errors.js';
+import { RiskFigureCache } from './risk.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The shipped default (D6): brand, support hours and legal texts; every figure about the company is left empty. */
@@ -64,12 +65,15 @@ const MEDIAN_SAMPLE = 500;
 /** The landing page's system figures (D6), computed from the database and the price feed, cached a few seconds. */
 export class SiteFactsService {
   private cached: { at: number; facts: SiteFacts } | undefined;
+  private readonly risk: RiskFigureCache;
 
   constructor(
     private readonly db: Db,
     private readonly prices: LatestPrices,
     private readonly now: () => Date,
-  ) {}
+  ) {
+    this.risk = new RiskFigureCache(db, now);
+  }
 
   async get(): Promise<SiteFacts> {
     const nowMs = this.now().getTime();
@@ -109,7 +113,9 @@ export class SiteFactsService {
       where minute >= ${since}::timestamptz order by symbol, minute`.execute(this.db);
     const first = new Map(oldest.rows.map((r) => [r.symbol, r]));
 
+    const risk = await this.risk.get();
     return {
+      ...risk,
       asset_count: ASSETS.length,
       max_payout_percentage: payout?.max == null ? DEFAULT_PAYOUT_PERCENTAGE : Number(payout.max),
       median_settlement_ms: median,

@@ -306,6 +306,11 @@ export const ERROR_MESSAGES = {
     ru: 'Период котировок не может превышать {max} минут (from … to)',
     en: 'The quote span may be at most {max} minutes (from … to)',
   },
+  // The client's account statement (issue 14)
+  statement_too_large: {
+    ru: 'В периоде {total} операций, в файл помещается не более {max}: выберите период короче',
+    en: 'The period holds {total} entries, a file takes at most {max}: choose a shorter period',
+  },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
 } as const satisfies Record<string, Record<Lang, string>>;

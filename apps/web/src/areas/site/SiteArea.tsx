@@ -75,10 +75,10 @@ export default function SiteArea() {
         <AssetsSection prices={prices} facts={facts} onRegister={openRegister} />
         <Education content={content.data} onRegister={openRegister} />
       </main>
-      <Footer content={content.data} />
+      <Footer content={content.data} facts={facts.data} />
       {auth ? (
         <Suspense fallback={null}>
-          <AuthModal mode={auth} brand={brand} onMode={setAuth} onClose={() => setAuth(null)} />
+          <AuthModal mode={auth} brand={brand} facts={facts.data} onMode={setAuth} onClose={() => setAuth(null)} />
         </Suspense>
       ) : null}
     </div>

@@ -1,9 +1,10 @@
-import { registrationError, type RegistrationForm } from '@brokerage/shared';
+import { registrationError, type RegistrationForm, type SiteFacts } from '@brokerage/shared';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SiteApiError, siteApi } from '../api';
 import { landingPathAfterLogin } from '../routing';
 import { Dialog } from './Dialog';
+import { RiskStatement } from './RiskStatement';
 
 export type AuthMode = 'login' | 'register';
 
@@ -25,11 +26,14 @@ export default function AuthModal({
   brand,
   onMode,
   onClose,
+  facts,
 }: {
   mode: AuthMode;
   brand: string;
   onMode: (mode: AuthMode) => void;
   onClose: () => void;
+  /** The landing page's facts: the risk figure shown above the registration button (D6). */
+  facts?: SiteFacts | undefined;
 }) {
   const { t } = useTranslation('site');
   const [form, setForm] = useState<RegistrationForm>(EMPTY);
@@ -139,7 +143,9 @@ export default function AuthModal({
             {forgot ? <p className="site-muted site-small">{t('auth.forgotText')}</p> : null}
           </div>
         ) : (
-          <p className="site-small site-risk-note">{t('risk')}</p>
+          <p className="site-small site-risk-note" data-testid="auth-risk">
+            <RiskStatement facts={facts} /> {t('risk')}
+          </p>
         )}
         <button type="submit" className="site-btn site-btn-primary site-btn-block" disabled={busy}>
           {busy

@@ -1,13 +1,14 @@
-import type { SiteContent } from '@brokerage/shared';
+import type { SiteContent, SiteFacts } from '@brokerage/shared';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { localized } from '../api';
 import { Dialog } from './Dialog';
+import { RiskStatement } from './RiskStatement';
 
 type Legal = 'rules' | 'risk_disclosure';
 
 /** §2.2 footer: the risk disclaimer with the operator's legal pages, card networks, contacts and registration line. */
-export function Footer({ content }: { content: SiteContent | undefined }) {
+export function Footer({ content, facts }: { content: SiteContent | undefined; facts?: SiteFacts | undefined }) {
   const { t, i18n } = useTranslation('site');
   const lang = i18n.language;
   const [legal, setLegal] = useState<Legal | null>(null);
@@ -23,7 +24,7 @@ export function Footer({ content }: { content: SiteContent | undefined }) {
     <footer className="site-footer">
       <div className="site-container">
         <div className="site-risk" data-testid="risk-warning" role="note">
-          <strong>{t('footer.riskTitle')}.</strong> {t('risk')}{' '}
+          <strong>{t('footer.riskTitle')}.</strong> <RiskStatement facts={facts} /> {t('risk')}{' '}
           {rules || disclosure ? (
             <span>
               {t('footer.read')}{' '}

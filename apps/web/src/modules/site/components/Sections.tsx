@@ -2,6 +2,7 @@ import type { SiteContent, SiteFacts } from '@brokerage/shared';
 import { useTranslation } from 'react-i18next';
 import { formatNumber, localized, type SiteUser } from '../api';
 import type { Remote } from '../hooks';
+import { RiskStatement } from './RiskStatement';
 
 interface Actions {
   onLogin: () => void;
@@ -78,6 +79,11 @@ export function Hero({
             />
           ) : null}
         </ul>
+        {f ? (
+          <p className="site-risk-banner" role="note" data-testid="hero-risk">
+            <RiskStatement facts={f} /> {t('risk')}
+          </p>
+        ) : null}
       </div>
     </section>
   );

@@ -24,6 +24,7 @@ import {
   IconCalendarEvent,
   IconChartLine,
   IconHistory,
+  IconListDetails,
   IconLogout,
   IconMessage,
   IconRefresh,
@@ -43,10 +44,12 @@ import { AssetSelector } from './AssetSelector';
 import { DepositModal, WithdrawModal } from './FundsModals';
 import { MessagesView } from './MessagesView';
 import { PriceChart } from './PriceChart';
+import { RiskWarning } from './RiskWarning';
+import { StatementView } from './StatementView';
 import { ClosedTradesList, HistoryView, OpenTradesList } from './TradeLists';
 import { TradePanel } from './TradePanel';
 
-export type TradingView = 'trade' | 'history' | 'calendar' | 'fundamental' | 'messages';
+export type TradingView = 'trade' | 'history' | 'calendar' | 'fundamental' | 'messages' | 'statement';
 
 /** The screens other helpers' modules provide, mounted by the area (they stay out of this module's imports). */
 export interface TradingSlots {
@@ -236,6 +239,7 @@ export function TradingScreen({
             {viewButton('calendar', <IconCalendarEvent size={14} />, t('views.calendar'))}
             {viewButton('fundamental', <IconChartLine size={14} />, t('views.fundamental'))}
             {viewButton('history', <IconHistory size={14} />, t('views.history'))}
+            {loggedIn && viewButton('statement', <IconListDetails size={14} />, t('views.statement'))}
             <Box visibleFrom="md">
               <AssetSelector value={asset} onChange={setAsset} />
             </Box>
@@ -272,9 +276,7 @@ export function TradingScreen({
                 duration={duration}
                 onDuration={setDuration}
               />
-              <Alert color="yellow" variant="light" p="xs" data-testid="risk-warning">
-                <Text size="xs">{t('risk')}</Text>
-              </Alert>
+              <RiskWarning />
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 8, lg: 9 }} order={{ base: 1, md: 2 }}>
@@ -321,6 +323,7 @@ export function TradingScreen({
               />
             )}
             {view === 'messages' && loggedIn && <MessagesView onBack={() => setView('trade')} />}
+            {view === 'statement' && loggedIn && <StatementView onBack={() => setView('trade')} />}
             {(view === 'calendar' || view === 'fundamental') && (
               <Stack data-testid={`${view}-view`}>
                 <Group justify="flex-end">

@@ -1,0 +1,89 @@
+import {
+  siteFactsResponseSchema,
+  statementResponseSchema,
+  type LedgerKind,
+  type StatementFormat,
+} from '@brokerage/shared';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { currentLanguage } from '../../i18n';
+import { apiCall, withQuery, type QueryValue } from '../../lib/api';
+
+/**
+ * The account statement ('История операций', issue 14) and the risk figure of the trading screen. The statement lives
+ * under ['trading', …], which the live socket marks stale on balance events, so a new entry shows up by itself.
+ */
+export const statementKeys = {
+  page: (filter: StatementFilter, page: number, perPage: number) =>
+    ['trading', 'statement', filter, page, perPage] as const,
+  riskFacts: ['site', 'facts'] as const,
+};
+
+export interface StatementFilter {
+  /** Local calendar dates (YYYY-MM-DD) as the date inputs give them; '' for no bound. */
+  from: string;
+  to: string;
+  kinds: LedgerKind[];
+}
+
+/** The period as the server takes it: from the local midnight of `from` to the local midnight after `to`. */
+export function statementQuery(filter: StatementFilter): Record<string, QueryValue> {
+  const query: Record<string, QueryValue> = {};
+  const midnight = (date: string, plusDays = 0) => {
+    const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+    return new Date(y, m - 1, d + plusDays).toISOString();
+  };
+  if (/^\d{4}-\d{2}-\d{2}$/.test(filter.from)) query.from = midnight(filter.from);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(filter.to)) query.to = midnight(filter.to, 1);
+  if (filter.kinds.length > 0) query.kind = filter.kinds.join(',');
+  return query;
+}
+
+export function useStatement(filter: StatementFilter, page: number, perPage: number) {
+  return useQuery({
+    queryKey: statementKeys.page(filter, page, perPage),
+    queryFn: () =>
+      apiCall(statementResponseSchema, '/api/trading/statement', {
+        query: { ...statementQuery(filter), page, per_page: perPage },
+      }),
+    placeholderData: keepPreviousData,
+    retry: 1,
+  });
+}
+
+/** The risk warning's figure (D6): the public site facts, refreshed hourly (the server recomputes it daily). */
+export function useRiskFacts() {
+  return useQuery({
+    queryKey: statementKeys.riskFacts,
+    queryFn: () => apiCall(siteFactsResponseSchema, '/api/site/facts'),
+    staleTime: 3_600_000,
+    retry: 1,
+  });
+}
+
+/** Downloads the statement file of the period; resolves to the server's detail on a refusal, null on success. */
+export async function downloadStatement(filter: StatementFilter, format: StatementFormat): Promise<string | null> {
+  let response: Response;
+  try {
+    response = await fetch(withQuery('/api/trading/statement/export', { ...statementQuery(filter), format }), {
+      credentials: 'same-origin',
+      headers: { 'Accept-Language': currentLanguage() },
+    });
+  } catch {
+    return '';
+  }
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
+    return typeof body.detail === 'string' ? body.detail : '';
+  }
+  const blob = await response.blob();
+  const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name ?? `statement.${format}`;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return null;
+}

@@ -1,4 +1,4 @@
-import { SimpleGrid } from '@mantine/core';
+import { SimpleGrid, type SimpleGridProps } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { StatCard } from './StatCard';
 
@@ -10,10 +10,21 @@ export interface SummaryCard {
   testId?: string;
 }
 
-/** The row of summary cards above a list: two per row on a phone, all in one row from md up. */
-export function SummaryCards({ cards }: { cards: SummaryCard[] }) {
+/**
+ * A grid of summary cards: by default the row above a list (two per row on a phone, all in one row from md up);
+ * `cols` for another arrangement (a modal, a result panel, the dashboard).
+ */
+export function SummaryCards({
+  cards,
+  cols,
+  mb = 'md',
+}: {
+  cards: SummaryCard[];
+  cols?: SimpleGridProps['cols'];
+  mb?: SimpleGridProps['mb'];
+}) {
   return (
-    <SimpleGrid cols={{ base: 2, md: cards.length }} mb="md">
+    <SimpleGrid cols={cols ?? { base: 2, md: cards.length }} mb={mb}>
       {cards.map((card) => (
         <StatCard key={card.testId ?? card.label} {...card} />
       ))}

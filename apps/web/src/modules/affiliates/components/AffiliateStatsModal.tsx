@@ -1,24 +1,11 @@
 import type { Affiliate, AffiliateStats, PostbackDelivery } from '@brokerage/shared';
-import {
-  Badge,
-  Button,
-  Group,
-  Loader,
-  Modal,
-  Progress,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-  Tooltip,
-} from '@mantine/core';
+import { Badge, Button, Group, Loader, Modal, Progress, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconCash, IconChartBar, IconPercentage, IconTags, IconUserCheck, IconUsers } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { formatCount, formatDateTime, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
-import { StatCard } from '../../ui/StatCard';
+import { SummaryCards } from '../../ui/SummaryCards';
 import { useAffiliateStats } from '../api/affiliates';
 
 const DELIVERY_COLORS: Record<PostbackDelivery['status'], string> = {
@@ -142,49 +129,53 @@ function StatsBody({ id }: { id: number }) {
   const s = stats.data;
   return (
     <Stack data-testid="affiliate-stats-body">
-      <SimpleGrid cols={{ base: 2, sm: 3 }}>
-        <StatCard
-          label={t('stats.totalClients')}
-          value={formatCount(s.total_clients)}
-          icon={<IconUsers size={18} />}
-          testId="stats-total-clients"
-        />
-        <StatCard
-          label={t('stats.ftdClients')}
-          value={formatCount(s.ftd_clients)}
-          icon={<IconUserCheck size={18} />}
-          color="green"
-          testId="stats-ftd-clients"
-        />
-        <StatCard
-          label={t('stats.conversion')}
-          value={`${s.conversion_rate.toFixed(1)}%`}
-          icon={<IconPercentage size={18} />}
-          color="grape"
-          testId="stats-conversion"
-        />
-        <StatCard
-          label={t('stats.campaignCount')}
-          value={formatCount(s.total_campaigns)}
-          icon={<IconTags size={18} />}
-          color="orange"
-          testId="stats-campaigns"
-        />
-        <StatCard
-          label={t('stats.totalDeposits')}
-          value={formatMoney(s.total_deposits)}
-          icon={<IconCash size={18} />}
-          color="teal"
-          testId="stats-total-deposits"
-        />
-        <StatCard
-          label={t('stats.avgDeposit')}
-          value={formatMoney(s.avg_deposit)}
-          icon={<IconChartBar size={18} />}
-          color="cyan"
-          testId="stats-avg-deposit"
-        />
-      </SimpleGrid>
+      <SummaryCards
+        mb={0}
+        cols={{ base: 2, sm: 3 }}
+        cards={[
+          {
+            label: t('stats.totalClients'),
+            value: formatCount(s.total_clients),
+            icon: <IconUsers size={18} />,
+            testId: 'stats-total-clients',
+          },
+          {
+            label: t('stats.ftdClients'),
+            value: formatCount(s.ftd_clients),
+            icon: <IconUserCheck size={18} />,
+            color: 'green',
+            testId: 'stats-ftd-clients',
+          },
+          {
+            label: t('stats.conversion'),
+            value: `${s.conversion_rate.toFixed(1)}%`,
+            icon: <IconPercentage size={18} />,
+            color: 'grape',
+            testId: 'stats-conversion',
+          },
+          {
+            label: t('stats.campaignCount'),
+            value: formatCount(s.total_campaigns),
+            icon: <IconTags size={18} />,
+            color: 'orange',
+            testId: 'stats-campaigns',
+          },
+          {
+            label: t('stats.totalDeposits'),
+            value: formatMoney(s.total_deposits),
+            icon: <IconCash size={18} />,
+            color: 'teal',
+            testId: 'stats-total-deposits',
+          },
+          {
+            label: t('stats.avgDeposit'),
+            value: formatMoney(s.avg_deposit),
+            icon: <IconChartBar size={18} />,
+            color: 'cyan',
+            testId: 'stats-avg-deposit',
+          },
+        ]}
+      />
       <Stack gap={6}>
         <Title order={5}>{t('stats.campaigns')}</Title>
         {s.campaigns.length === 0 ? (

@@ -14,7 +14,7 @@ import { useTranslation } from 'react-i18next';
 import { errorText } from '../../../lib/api';
 import { DEFAULT_BUSINESS_TIME_ZONE, formatCount, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
-import { StatCard } from '../../ui/StatCard';
+import { SummaryCards } from '../../ui/SummaryCards';
 import { filtersFromParams, paramsFromFilters, useDashboard, type DashboardFilters } from '../api/dashboard';
 import { DashboardCharts } from './DashboardCharts';
 import { DashboardClock } from './DashboardClock';
@@ -108,8 +108,10 @@ export function DashboardOverview() {
 
       {overview && data ? (
         <Stack gap="lg" style={{ opacity: dashboard.isPlaceholderData ? 0.6 : 1, transition: 'opacity 150ms' }}>
-          <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
-            {(
+          <SummaryCards
+            mb={0}
+            cols={{ base: 1, xs: 2, md: 3 }}
+            cards={(
               [
                 [
                   'stat-total-clients',
@@ -154,17 +156,8 @@ export function DashboardOverview() {
                   'orange',
                 ],
               ] as const
-            ).map(([testId, label, value, Icon, color]) => (
-              <StatCard
-                key={testId}
-                label={label}
-                value={value}
-                icon={<Icon size={20} />}
-                color={color}
-                testId={testId}
-              />
-            ))}
-          </SimpleGrid>
+            ).map(([testId, label, value, Icon, color]) => ({ testId, label, value, icon: <Icon size={20} />, color }))}
+          />
           <DashboardCharts data={data} extended={extended} />
           {extended ? <DashboardSections data={data} /> : null}
         </Stack>

@@ -1,9 +1,9 @@
 import type { UploadClientsResult } from '@brokerage/shared';
-import { Alert, Anchor, Badge, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertCircle, IconCircleCheck, IconCopy, IconDownload, IconFiles, IconUserPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { formatCount } from '../../../lib/format';
-import { StatCard } from '../../ui/StatCard';
+import { SummaryCards } from '../../ui/SummaryCards';
 
 /**
  * §2.11 success panel 'Upload completed!': the four counts, the campaign with 'Status of new clients: New' when the
@@ -25,35 +25,39 @@ export function UploadResultPanel({ result }: { result: UploadClientsResult }) {
         <Text size="sm" c="dimmed">
           {result.message}
         </Text>
-        <SimpleGrid cols={{ base: 2, md: 4 }} spacing="sm">
-          <StatCard
-            label={t('upload.result.total')}
-            value={formatCount(result.total_processed)}
-            icon={<IconFiles size={18} />}
-            testId="lead-import-total"
-          />
-          <StatCard
-            label={t('upload.result.created')}
-            value={formatCount(result.clients_created)}
-            icon={<IconUserPlus size={18} />}
-            color="green"
-            testId="lead-import-created"
-          />
-          <StatCard
-            label={t('upload.result.duplicates')}
-            value={formatCount(result.duplicates_found)}
-            icon={<IconCopy size={18} />}
-            color="orange"
-            testId="lead-import-duplicates"
-          />
-          <StatCard
-            label={t('upload.result.skipped')}
-            value={formatCount(result.skipped_incomplete)}
-            icon={<IconAlertCircle size={18} />}
-            color="red"
-            testId="lead-import-skipped"
-          />
-        </SimpleGrid>
+        <SummaryCards
+          mb={0}
+          cols={{ base: 2, md: 4 }}
+          cards={[
+            {
+              label: t('upload.result.total'),
+              value: formatCount(result.total_processed),
+              icon: <IconFiles size={18} />,
+              testId: 'lead-import-total',
+            },
+            {
+              label: t('upload.result.created'),
+              value: formatCount(result.clients_created),
+              icon: <IconUserPlus size={18} />,
+              color: 'green',
+              testId: 'lead-import-created',
+            },
+            {
+              label: t('upload.result.duplicates'),
+              value: formatCount(result.duplicates_found),
+              icon: <IconCopy size={18} />,
+              color: 'orange',
+              testId: 'lead-import-duplicates',
+            },
+            {
+              label: t('upload.result.skipped'),
+              value: formatCount(result.skipped_incomplete),
+              icon: <IconAlertCircle size={18} />,
+              color: 'red',
+              testId: 'lead-import-skipped',
+            },
+          ]}
+        />
         {result.details.campaign ? (
           <Group gap="sm" data-testid="lead-import-campaign">
             <Badge variant="light" size="lg" style={{ textTransform: 'none' }}>

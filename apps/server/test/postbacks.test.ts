@@ -108,6 +108,11 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
   const last = async (clientId: number) => (await events(clientId)).at(-1)!;
   const tick = (at: Date) => t.app.postbackWorker.tick(at);
   /**
+   * A moment surely past an event just written: the database stamps it in microseconds, a JS Date has only
+   * milliseconds, so `new Date()` taken in the same millisecond can fall just before the event's next_attempt_at.
+   */
+  const justAfterNow = () => new Date(Date.now() + 1000);
+  /**
    * A moment `ms` after the event's creation. The database keeps microseconds and a JS Date milliseconds, so the
    * base is the first whole millisecond after created_at (at created_at itself, truncated, the event is not due yet).
    */
@@ -277,11 +282,11 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
       const res = await t.inject({ method: 'POST', url: `/api/affiliates/${partner}/rotate-secret`, token: staff });
       const fresh = res.json().signing_secret as string;
       await enqueuePostback(t.db, { clientId: client, event: 'STATUS' });
-      await tick(new Date());
+      await tick(justAfterNow());
       expect(receiver.to(path).at(-1)!.signatureValid).toBe(false); // the partner still holds the old one
       receiver.trust(path, fresh);
       await enqueuePostback(t.db, { clientId: client, event: 'STATUS' });
-      await tick(new Date());
+      await tick(justAfterNow());
       expect(receiver.to(path).at(-1)!.signatureValid).toBe(true);
     });
   });

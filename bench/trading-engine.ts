@@ -35,9 +35,10 @@ import { PGliteDialect } from '../apps/server/src/platform/db/pglite-dialect.js'
 import type { Database } from '../apps/server/src/platform/db/types.js';
 import { postEntry, reconcile } from '../apps/server/src/modules/ledger/service.js';
 import { testConfig } from '../apps/server/test/helpers.js';
+import { benchSize, guardLoad, printMarkdown, report } from './support.js';
 
-const TRADES = Number(process.env.BENCH_TRADES ?? 2000);
-const SETTLE = Number(process.env.BENCH_SETTLE ?? 100_000);
+const TRADES = benchSize('BENCH_TRADES', 2000, 40);
+const SETTLE = benchSize('BENCH_SETTLE', 100_000, 400);
 const CONCURRENCY = 32;
 const POOL = 10;
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
@@ -94,9 +95,12 @@ async function openBenchDb(): Promise<{ handle: DbHandle; raw: Raw; url?: string
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: POOL });
+  // The bench drops its database at the end: an idle connection cut then is expected, not a crash.
+  pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await migrate(db);
   const rawPool = new pg.Pool({ connectionString: url.toString(), max: POOL });
+  rawPool.on('error', () => {});
   const raw: Raw = {
     async transaction(steps) {
       const client = await rawPool.connect();
@@ -218,22 +222,10 @@ async function measure(n: number, concurrency: number, op: (i: number) => Promis
   return { perSecond: n / seconds, p50: q(0.5), p99: q(0.99) };
 }
 
-const rows: string[][] = [];
-function line(name: string, ours: number, baseline: number, unit: string, digits = 0): void {
-  rows.push([
-    name,
-    `${ours.toFixed(digits)} ${unit}`,
-    `${baseline.toFixed(digits)} ${unit}`,
-    (ours / baseline).toFixed(2),
-  ]);
-  console.log(
-    `${name.padEnd(50)} ours ${`${ours.toFixed(digits)} ${unit}`.padStart(16)}   baseline ${`${baseline.toFixed(digits)} ${unit}`.padStart(16)}   ratio ${(ours / baseline).toFixed(2)}`,
-  );
-}
-
 // ---------------------------------------------------------------- the run
 
 async function main(): Promise<void> {
+  guardLoad();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const file = path.join(dir, 'ticks.csv');
   fs.writeFileSync(file, 't_ms,symbol,price\n0,EURUSD,1.10000\n');
@@ -363,14 +355,19 @@ async function main(): Promise<void> {
     console.log('\nplace-trade');
     const seqOurs = await measure(TRADES, 1, trade);
     const seqBase = await measure(TRADES, 1, direct);
-    line(`one at a time, ${TRADES} trades: throughput`, seqOurs.perSecond, seqBase.perSecond, 'req/s');
-    line('one at a time: p50 latency', seqOurs.p50, seqBase.p50, 'ms', 2);
-    line('one at a time: p99 latency', seqOurs.p99, seqBase.p99, 'ms', 2);
+    report(`place-trade one at a time, ${TRADES} trades: throughput`, seqOurs.perSecond, seqBase.perSecond, 'req/s');
+    report('place-trade one at a time: p50 latency', seqOurs.p50, seqBase.p50, 'ms', 2);
+    report('place-trade one at a time: p99 latency', seqOurs.p99, seqBase.p99, 'ms', 2);
     const parOurs = await measure(TRADES, CONCURRENCY, trade);
     const parBase = await measure(TRADES, CONCURRENCY, direct);
-    line(`${CONCURRENCY} in flight over 64 accounts: throughput`, parOurs.perSecond, parBase.perSecond, 'req/s');
-    line(`${CONCURRENCY} in flight: p50 latency`, parOurs.p50, parBase.p50, 'ms', 2);
-    line(`${CONCURRENCY} in flight: p99 latency`, parOurs.p99, parBase.p99, 'ms', 2);
+    report(
+      `place-trade ${CONCURRENCY} in flight over 64 accounts: throughput`,
+      parOurs.perSecond,
+      parBase.perSecond,
+      'req/s',
+    );
+    report(`place-trade ${CONCURRENCY} in flight: p50 latency`, parOurs.p50, parBase.p50, 'ms', 2);
+    report(`place-trade ${CONCURRENCY} in flight: p99 latency`, parOurs.p99, parBase.p99, 'ms', 2);
     console.log('  (ratio: throughput ours/baseline — below 1 is the share of the bare SQL rate the HTTP API keeps;');
     console.log('   latency ours/baseline — how many times the bare SQL time a call takes end to end)');
   }
@@ -449,12 +446,12 @@ async function main(): Promise<void> {
   );
 
   const engineStart = performance.now();
-  const report = await app.engine.settleDueTrades({
+  const settled = await app.engine.settleDueTrades({
     now: new Date(E1.getTime() + 2000),
     batchSize: process.env.BENCH_SETTLE_BATCH ? Number(process.env.BENCH_SETTLE_BATCH) : undefined,
   });
   const engineSeconds = (performance.now() - engineStart) / 1000;
-  if (report.settled.length !== SETTLE) throw new Error(`engine settled ${report.settled.length} of ${SETTLE}`);
+  if (settled.settled.length !== SETTLE) throw new Error(`engine settled ${settled.settled.length} of ${SETTLE}`);
 
   const settleAt = new Date(E2.getTime() + 2000).toISOString();
   const sqlStart = performance.now();
@@ -511,18 +508,21 @@ async function main(): Promise<void> {
     .groupBy('status')
     .orderBy('status')
     .execute();
-  line(`engine worker vs one set-based statement`, SETTLE / engineSeconds, SETTLE / sqlSeconds, 'trades/s');
-  line('wall time to settle all of them', engineSeconds, sqlSeconds, 's', 1);
+  report(
+    `settle ${SETTLE} trades, engine worker vs one set-based statement`,
+    SETTLE / engineSeconds,
+    SETTLE / sqlSeconds,
+    'trades/s',
+    0,
+  );
+  report(`settle ${SETTLE} trades: wall time`, engineSeconds, sqlSeconds, 's', 2);
   console.log(`  (outcomes over both sets: ${outcomes.map((o) => `${o.status} ${o.n}`).join(', ')})`);
 
   const mismatches = await reconcile(db);
   console.log(
     `\nreconcile after the run: ${mismatches.length === 0 ? 'every balance equals its ledger' : JSON.stringify(mismatches.slice(0, 3))}`,
   );
-  if (process.env.BENCH_MARKDOWN) {
-    console.log('\n| Measurement | Ours | Baseline | Ratio |\n|---|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  }
+  printMarkdown();
   agent.destroy();
   await app.close();
   await raw.close();

@@ -47,6 +47,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       DEMO_DATA: '1',
+      // Password-only sign-in, except in the two-factor test (which sets it).
+      REQUIRE_2FA_ROLES: '',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -82,8 +82,14 @@ describe.runIf(browserAvailable())('reminder calendar', () => {
       new Date(Date.now() + 24 * 3600_000),
     );
     await page.getByTestId('calendar-period').getByText('Диапазон дат').click();
-    await page.getByTestId('calendar-date-from').fill(tomorrow);
-    await page.getByTestId('calendar-date-to').fill(tomorrow);
+    // Issue 15 defect 13: the date fields read and show DD.MM.YYYY, not the browser's mm/dd/yyyy.
+    const tomorrowRu = tomorrow.split('-').reverse().join('.');
+    for (const id of ['calendar-date-from', 'calendar-date-to']) {
+      await page.getByTestId(id).click();
+      await page.getByTestId(id).fill(tomorrowRu);
+      await page.keyboard.press('Enter');
+      expect(await page.getByTestId(id).inputValue()).toBe(tomorrowRu);
+    }
     await page.getByTestId('calendar-sort').click();
     await page.getByRole('option', { name: 'Сначала старые' }).click();
     await expect

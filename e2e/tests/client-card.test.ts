@@ -95,7 +95,18 @@ describe.runIf(browserAvailable())('client card', () => {
     expect(await save.isDisabled()).toBe(true);
     await page.getByTestId('deposit-amount').fill('0');
     expect(await save.isDisabled()).toBe(true);
+    // A disabled button always says why (issue 15, defect 9): negative and huge amounts are named under the field.
+    const form = page.getByTestId('deposit-form');
+    await page.getByTestId('deposit-amount').fill('-50');
+    await page.getByTestId('deposit-notes').click();
+    await form.getByText('Сумма должна быть не меньше $0.01').waitFor();
+    expect(await save.isDisabled()).toBe(true);
+    await page.getByTestId('deposit-amount').fill('900000000000000000');
+    await form.getByText(/Сумма слишком большая: не более \$90,071,992,547,409\.00/).waitFor();
+    await shot(page, 'client-card-deposit-too-large');
+    expect(await save.isDisabled()).toBe(true);
     await page.getByTestId('deposit-amount').fill('123.45');
+    expect(await form.getByText('Сумма слишком большая', { exact: false }).count()).toBe(0);
     await page.getByTestId('deposit-notes').fill('e2e deposit');
     await shot(page, 'client-card-deposit-add');
     expect(await save.isDisabled()).toBe(false);
@@ -153,9 +164,15 @@ describe.runIf(browserAvailable())('client card', () => {
     expect(await save.isDisabled()).toBe(true);
     await page.getByTestId('reminder-title').fill(title);
     await page.getByTestId('reminder-description').fill('call back');
+    // A time already gone is refused on the spot, with the reason under the field (issue 15, defect 8).
+    const yesterday = new Date(Date.now() - 2 * 24 * 3600_000).toISOString().slice(0, 10);
+    await page.getByTestId('reminder-time').fill(`${yesterday}T12:00`);
+    await page.getByText('Это время уже прошло: выберите время в будущем').waitFor();
+    expect(await save.isDisabled()).toBe(true);
     const tomorrow = new Date(Date.now() + 24 * 3600_000);
     const day = tomorrow.toISOString().slice(0, 10);
     await page.getByTestId('reminder-time').fill(`${day}T12:00`);
+    expect(await page.getByText('Это время уже прошло: выберите время в будущем').count()).toBe(0);
     await save.click();
     await page.getByTestId('reminder-form').waitFor({ state: 'detached' });
     const reminder = page.locator('[data-testid="reminder"]').filter({ hasText: title });

@@ -123,7 +123,7 @@ describe.runIf(browserAvailable())('clients list: bulk assign, export, add, look
     await page.getByTestId('bulk-assign-form').waitFor();
     expect(await page.getByTestId('bulk-assign-form').textContent()).toContain('Выбрано клиентов: 2');
     await page.getByTestId('bulk-assign-manager').click();
-    const option = page.getByRole('option').filter({ hasText: 'Retention manager' }).first();
+    const option = page.getByRole('option').filter({ hasText: 'Менеджер удержания' }).first();
     const managerLabel = (await option.textContent())!;
     await option.click();
     await page.getByTestId('bulk-assign-status').click();

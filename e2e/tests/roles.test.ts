@@ -87,6 +87,24 @@ describe.runIf(browserAvailable())('every demo role signs in and lands home with
     await context.close();
   });
 
+  it('every other page a role may not open shows the same access-denied page with a link home (issue 15, defect 12)', async () => {
+    const { page } = await signedInPage(browser, server, accountFor(accounts, 'sales_manager'));
+    const context = page.context();
+    for (const path of ['/crm/audit', '/crm/access', '/crm/staff', '/crm/integration', '/crm/affiliates']) {
+      await page.goto(`${server.url}${path}`);
+      const denied = page.getByTestId('access-denied');
+      await denied.waitFor();
+      // It stays on the address that was asked for, and says so in words instead of sending the user elsewhere.
+      expect(new URL(page.url()).pathname).toBe(path);
+      expect(await denied.textContent()).toContain('Доступ запрещён');
+      expect(await page.getByTestId('access-denied-role').textContent()).toMatch(/^Ваша роль: \S/);
+    }
+    await shot(page, 'access-denied');
+    await page.getByTestId('access-denied-home').click();
+    await page.waitForURL((url) => url.pathname === homePathFor('sales_manager'));
+    await context.close();
+  });
+
   it('an anonymous visit to /crm/staff goes to /login and back there after signing in', async () => {
     const account = accounts.find((a) => a.role === 'admin')!;
     const context = await browser.newContext({ viewport: DESKTOP });

@@ -74,7 +74,7 @@ describe.runIf(browserAvailable())('back-office shell', () => {
     await form.locator('button[type="submit"]').click();
     const row = page.locator('[data-testid="staff-row"][data-email="maria.sales@e2e.local"]');
     await row.waitFor();
-    expect(await row.textContent()).toContain('Sales manager');
+    expect(await row.textContent()).toContain('Менеджер продаж');
     expect(await page.getByTestId('staff-time-zone').textContent()).toContain(ZONE);
     await shot(page, 'staff-list');
 

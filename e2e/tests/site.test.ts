@@ -304,7 +304,8 @@ describe.runIf(browserAvailable())('public site', () => {
     await form.locator('button[type="submit"]').click();
     await page.waitForURL((url) => url.pathname === '/trading', { timeout: 20_000 });
     await page.waitForLoadState('load');
-    expect(await page.locator('#root').evaluate((el) => el.childElementCount)).toBeGreaterThan(0);
+    // The trading area is a lazily loaded chunk: it may render a moment after the load event.
+    await expect.poll(() => page.locator('#root').evaluate((el) => el.childElementCount)).toBeGreaterThan(0);
 
     // Back on the landing page the header and the hero show the signed-in variant.
     await page.goto(`${server.url}/`);
@@ -373,6 +374,26 @@ describe.runIf(browserAvailable())('public site', () => {
     await page.getByTestId('register-form').waitFor();
     await shot(page, 'site-phone-register');
     await page.context().close();
+  });
+
+  it("offers the demo from the hero and the header, and the link opens the demo's trading screen (issue 15, defect 11)", async () => {
+    const page = await newPage();
+    await openLanding(page);
+    const hero = page.getByTestId('hero-demo');
+    expect(await hero.textContent()).toBe('Попробовать демо');
+    expect(await page.getByTestId('header-demo').first().getAttribute('href')).toBe('/demo');
+    await shot(page, 'site-demo-links');
+    await hero.click();
+    await page.waitForURL((url) => url.pathname === '/demo');
+    await page.context().close();
+
+    const phone = await newPage(PHONE);
+    await openLanding(phone);
+    await phone.locator('.site-burger').click();
+    const menu = phone.locator('#site-mobile-menu');
+    expect(await menu.getByTestId('header-demo').getAttribute('href')).toBe('/demo');
+    await shot(phone, 'site-phone-demo-link');
+    await phone.context().close();
   });
 
   it('an unknown public path shows the public not-found page', async () => {

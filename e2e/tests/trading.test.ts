@@ -243,7 +243,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     const expiryLine = page.getByTestId('expiry-line').first();
     await expect.poll(() => expiryLine.evaluate((el) => getComputedStyle(el).display)).toBe('block');
     await shotBoth(page, 'trading-open-trade');
-    await expect.poll(() => card.getAttribute('data-colour'), { timeout: 15_000 }).toBe('red');
+    await expect.poll(() => card.getByTestId('countdown').getAttribute('data-colour'), { timeout: 15_000 }).toBe('red');
 
     // The server settles at expiry: EURUSD only rises in the replay, so the call wins 25 × 85 % on top of the stake.
     await toast(page, 'Сделка EURUSD: Прибыль +$21.25');

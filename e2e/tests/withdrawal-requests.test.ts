@@ -137,10 +137,16 @@ describe.runIf(browserAvailable())('withdrawal requests page', () => {
     await page.context().close();
   });
 
-  it('on a phone the page fits and the table scrolls inside its card; sales roles are sent home', async () => {
+  it('on a phone the page fits, the requests are cards with Approve on screen; sales roles are sent home', async () => {
     const { page } = await signIn(superadmin(), PHONE);
     await page.goto(`${server.url}/crm/applications`);
-    await page.getByTestId('withdrawal-row').first().waitFor();
+    // Issue 15 defect 14: cards like the clients list, not a table clipped with Approve off screen.
+    await page.getByTestId('withdrawal-cards').waitFor();
+    expect(await page.getByTestId('withdrawal-table').count()).toBe(0);
+    const approve = page.getByTestId('withdrawal-approve').first();
+    await approve.scrollIntoViewIfNeeded();
+    const box = (await approve.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await shot(page, 'withdrawals-phone');

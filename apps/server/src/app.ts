@@ -35,9 +35,11 @@ import { tradingAdminRoutes } from './modules/trading/admin-routes.js';
 import { TradingEngine } from './modules/trading/engine.js';
 import { tradingRoutes } from './modules/trading/routes.js';
 import { withdrawalRoutes } from './modules/withdrawals/routes.js';
+import { manualCreditRoutes } from './modules/manual-credits/routes.js';
 import { depositMethodRoutes } from './modules/deposit-methods/routes.js';
 import { clientMessageRoutes } from './modules/client-messages/routes.js';
 import { depositRoutes } from './modules/deposits/routes.js';
+import { depositIntentRoutes } from './modules/deposit-intents/routes.js';
 import { commentRoutes } from './modules/comments/routes.js';
 import { reminderRoutes } from './modules/reminders/routes.js';
 import { siteContentRoutes } from './modules/site-content/routes.js';
@@ -150,9 +152,15 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await registerLiveGateway(app, deps, (symbol) => engine.prices.latest(symbol));
   await app.register(priceRoutes, { deps, engine });
   await app.register(tradingRoutes, { engine });
-  await app.register(tradingAdminRoutes, { engine, manualCreditMaxCents: Math.round(config.MANUAL_CREDIT_MAX * 100) });
+  await app.register(tradingAdminRoutes, {
+    engine,
+    manualCreditMaxCents: Math.round(config.MANUAL_CREDIT_MAX * 100),
+    secondApprovalCents: Math.round(config.MANUAL_CREDIT_SECOND_APPROVAL * 100),
+  });
   await app.register(withdrawalRoutes, { deps });
+  await app.register(manualCreditRoutes, { deps });
   await app.register(depositMethodRoutes, { deps });
+  await app.register(depositIntentRoutes, { deps });
   await app.register(clientMessageRoutes, { deps });
   await app.register(siteContentRoutes, { deps, engine });
   await app.register(marketInfoRoutes, { deps, now: () => engine.now() });

@@ -8,12 +8,20 @@ import { hashPassword } from './platform/auth/passwords.js';
 import { writeAudit } from './platform/audit/audit.js';
 import { clearWhitelist } from './modules/access-list/service.js';
 import { reconcile } from './modules/ledger/service.js';
+import { resetTwoFactor } from './modules/auth/two-factor.js';
+import { liftSignInDelays } from './platform/auth/sign-in-delays.js';
+import { CHAIN_BREAK_TEXT, verifyAuditChain } from './platform/audit/chain.js';
+import { restoreBackup, writeBackup } from './platform/db/backup.js';
 
 const USAGE = `Usage: npm run admin -- <command>
   create-superadmin <email>   create a superadmin (password from ADMIN_PASSWORD, or generated and printed)
   reset-password <email>      set a new password (ADMIN_PASSWORD or generated), end that user's sessions
   clear-ip-whitelist          empty the staff IP whitelist, so staff can sign in from any address
+  reset-2fa <email>           remove a staff member's two-factor enrollment (a lost device), end their sessions
   reconcile-ledger            check that every trading balance equals the sum of its ledger entries (exit 1 if not)
+  verify-audit                walk the tamper-evident audit chain; exit 1 naming the first row that does not match
+  backup <file>               write a consistent copy of the embedded database (and its card key) to <file>
+  restore <file>              replace the embedded database with a backup (the current one is moved aside)
 Uses the same DATA_DIR / DATABASE_URL as the server.`;
 
 /** Runs one admin command; returns the process exit code. Exported for the tests. */
@@ -21,7 +29,17 @@ export async function runCli(args: string[], env = process.env, out = console.lo
   const [command, arg] = args;
   if (
     !command ||
-    !['create-superadmin', 'reset-password', 'clear-ip-whitelist', 'reconcile-ledger'].includes(command)
+    ![
+      'create-superadmin',
+      'reset-password',
+      'reset-2fa',
+      'clear-ip-whitelist',
+      'reconcile-ledger',
+      // issue 13: the audit chain and backups
+      'verify-audit',
+      'backup',
+      'restore',
+    ].includes(command)
   ) {
     out(USAGE);
     return 2;
@@ -38,10 +56,61 @@ export async function runCli(args: string[], env = process.env, out = console.lo
       return 1;
     }
   }
+  if (command === 'backup' || command === 'restore') {
+    if (config.DATABASE_URL) {
+      out(
+        `${command} is for the embedded database. On PostgreSQL use pg_dump / pg_restore (docs/operations.md, Backups).`,
+      );
+      return 2;
+    }
+    if (!arg) {
+      out(`${command} needs a file name.\n\n${USAGE}`);
+      return 2;
+    }
+    if (command === 'restore') {
+      try {
+        const { header, movedAside } = await restoreBackup(arg, config.dataDir);
+        out(`Restored the backup of ${header.created_at} into ${config.dataDir}.`);
+        if (movedAside) out(`The database that was there is kept in ${movedAside}.`);
+        out(
+          header.card_key === null
+            ? 'The backup held no card key file: card numbers need the CARD_ENCRYPTION_KEY in use when it was made.'
+            : 'The card key file was restored with it.',
+        );
+        return 0;
+      } catch (err) {
+        out(`Restore failed: ${err instanceof Error ? err.message : String(err)}`);
+        return 1;
+      }
+    }
+  }
   const database = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir, poolSize: 2 });
   try {
     await migrate(database.db);
     const db = database.db;
+    if (command === 'backup') {
+      const header = await writeBackup(database.pglite!, config.dataDir, arg!);
+      out(`Backup written to ${arg} (${header.database_bytes} bytes of database).`);
+      out(
+        header.card_key === null
+          ? 'No card key file in the data directory: keep CARD_ENCRYPTION_KEY with the backup, card numbers need it.'
+          : 'It includes the card key file: keep the backup as safe as the key itself.',
+      );
+      return 0;
+    }
+    if (command === 'verify-audit') {
+      const result = await verifyAuditChain(db);
+      if (!result.broken) {
+        out(`Audit chain intact: verified ${result.verified} rows.`);
+        return 0;
+      }
+      const b = result.broken;
+      out(
+        `Audit chain broken at row ${b.id}${b.seq === null ? '' : ` (chain position ${b.seq})`}: ${CHAIN_BREAK_TEXT[b.reason]}.`,
+      );
+      out(`The ${result.verified} rows before it (up to chain position ${result.verifiedUpTo}) verified.`);
+      return 1;
+    }
     if (command === 'clear-ip-whitelist') {
       const n = await clearWhitelist(db, CLI_ACTOR);
       out(`IP whitelist cleared (${n} entr${n === 1 ? 'y' : 'ies'} removed). Staff may sign in from any address.`);
@@ -61,11 +130,30 @@ export async function runCli(args: string[], env = process.env, out = console.lo
       return 1;
     }
     const email = arg?.trim().toLowerCase();
-    // A new superadmin's e-mail must pass the schema the staff page edits it with; reset-password takes any stored one.
+    // A new superadmin's e-mail must pass the schema the staff page edits it with; reset-password and reset-2fa take any stored one.
     const valid = command === 'create-superadmin' ? emailField.safeParse(email).success : /^\S+@\S+$/.test(email ?? '');
     if (!email || !valid) {
       out(`${command} needs an e-mail address.\n\n${USAGE}`);
       return 2;
+    }
+    if (command === 'reset-2fa') {
+      const user = await db
+        .selectFrom('users')
+        .select('id')
+        .where(sql`lower(email)`, '=', email)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (!user) {
+        out(`No user with e-mail ${email}.`);
+        return 1;
+      }
+      const wasEnrolled = await resetTwoFactor(db, user.id, CLI_ACTOR);
+      out(
+        wasEnrolled
+          ? `Two-factor sign-in of ${email} removed; their sessions were ended. They enroll again at their next sign-in if their role requires it.`
+          : `${email} had no two-factor enrollment; their sessions were ended.`,
+      );
+      return 0;
     }
     const password = env.ADMIN_PASSWORD && env.ADMIN_PASSWORD.length >= 6 ? env.ADMIN_PASSWORD : randomPassword();
     const shown = env.ADMIN_PASSWORD ? 'the password from ADMIN_PASSWORD' : `password: ${password}`;
@@ -102,7 +190,7 @@ export async function runCli(args: string[], env = process.env, out = console.lo
         .where('user_id', '=', existing.id)
         .where('revoked_at', 'is', null)
         .execute();
-      await trx.deleteFrom('login_failures').where('email_key', '=', email).execute();
+      await liftSignInDelays(trx, email);
       await writeAudit(trx, CLI_ACTOR, {
         action: 'user.password_change',
         entityType: 'user',
@@ -110,7 +198,7 @@ export async function runCli(args: string[], env = process.env, out = console.lo
         after: { via: 'command line' },
       });
     });
-    out(`Password of ${email} reset; their sessions were ended and any login lock lifted.`);
+    out(`Password of ${email} reset; their sessions were ended and any sign-in delays lifted.`);
     out(env.ADMIN_PASSWORD ? 'The new password is the one in ADMIN_PASSWORD.' : `New password: ${password}`);
     return 0;
   } finally {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { STAFF_ROLES, type StaffRole } from '@brokerage/shared';
 import { z } from 'zod';
 
 const bool = z
@@ -44,13 +45,26 @@ const configSchema = z.object({
     .max(24 * 60)
     .default(15),
   CLIENT_SESSION_DAYS: z.coerce.number().int().min(1).max(90).default(7),
-  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(10),
-  LOGIN_LOCK_MINUTES: z.coerce
+  /** Sign-in delays (D8 as amended): failures per (account, address) that cost nothing before the delays start. */
+  LOGIN_FREE_FAILURES: z.coerce.number().int().min(0).max(100).default(3),
+  /** The first delay, in seconds; each further failure doubles it. */
+  LOGIN_DELAY_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(1),
+  /** The longest delay, in seconds. */
+  LOGIN_DELAY_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Failures from one address across all accounts before that address is slowed down as a whole. */
+  LOGIN_IP_FREE_FAILURES: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** Failures older than this (no newer one) are forgotten, minutes. */
+  LOGIN_FAILURE_WINDOW_MINUTES: z.coerce
     .number()
     .int()
     .min(1)
-    .max(24 * 60)
-    .default(30),
+    .max(7 * 24 * 60)
+    .default(60),
+  /**
+   * Staff roles that must sign in with a second factor (TOTP), a comma list; empty = nobody. Unset: superadmin,admin,
+   * or nobody when DEMO_DATA=1 (the demo logins stay one click).
+   */
+  REQUIRE_2FA_ROLES: z.string().optional(),
   LOGIN_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Requests per minute per client address over the whole API (429 with Retry-After beyond). */
   API_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
@@ -136,10 +150,19 @@ const configSchema = z.object({
   EXTERNAL_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** Issue 9: the largest staff balance change of a trading account, in dollars (recorded deposits are not bounded by it). */
   MANUAL_CREDIT_MAX: z.coerce.number().positive().max(1_000_000_000).default(100_000),
+  /** D20: a withdrawal above this many dollars needs a second approver with finance.approve; 0 turns it off. */
+  WITHDRAWAL_SECOND_APPROVAL: z.coerce.number().min(0).max(1_000_000_000).default(1000),
+  /** D20: a manual credit above this many dollars waits for a second staff member's confirmation; 0 turns it off. */
+  MANUAL_CREDIT_SECOND_APPROVAL: z.coerce.number().min(0).max(1_000_000_000).default(1000),
 });
 
 export type TrustProxy = boolean | string | ((address: string, hop: number) => boolean);
-export type Config = z.infer<typeof configSchema> & { dataDir: string; trustProxy: TrustProxy };
+export type Config = z.infer<typeof configSchema> & {
+  dataDir: string;
+  trustProxy: TrustProxy;
+  /** REQUIRE_2FA_ROLES parsed, with its default applied. */
+  requireTwoFactorRoles: StaffRole[];
+};
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
@@ -150,7 +173,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const c = parsed.data;
   if (c.MARKET_INFO_PROVIDER === 'finnhub' && !c.FINNHUB_API_KEY)
     throw new Error('Invalid configuration:\n  FINNHUB_API_KEY: MARKET_INFO_PROVIDER=finnhub needs FINNHUB_API_KEY');
-  return { ...c, dataDir: path.resolve(c.DATA_DIR), trustProxy: parseTrustProxy(c.TRUST_PROXY) };
+  const twoFactor = parseTwoFactorRoles(c.REQUIRE_2FA_ROLES, c.DEMO_DATA);
+  if ('error' in twoFactor) throw new Error(`Invalid configuration:\n  REQUIRE_2FA_ROLES: ${twoFactor.error}`);
+  return {
+    ...c,
+    dataDir: path.resolve(c.DATA_DIR),
+    trustProxy: parseTrustProxy(c.TRUST_PROXY),
+    requireTwoFactorRoles: twoFactor.roles,
+  };
+}
+
+/** The start-up line about two-factor sign-in (who is asked, and why nobody is with DEMO_DATA=1). */
+export function twoFactorBanner(config: Config): string {
+  if (config.requireTwoFactorRoles.length > 0)
+    return `Two-factor sign-in (TOTP) required for: ${config.requireTwoFactorRoles.join(', ')} (REQUIRE_2FA_ROLES).`;
+  if (config.REQUIRE_2FA_ROLES === undefined && config.DEMO_DATA)
+    return 'Two-factor sign-in is required of nobody: DEMO_DATA=1 makes the REQUIRE_2FA_ROLES default empty (set it to require it).';
+  return 'Two-factor sign-in is required of nobody (REQUIRE_2FA_ROLES is empty); staff may still enroll from the user menu.';
+}
+
+/** REQUIRE_2FA_ROLES: a comma list of staff roles; empty = nobody; unset = superadmin,admin (nobody with DEMO_DATA). */
+function parseTwoFactorRoles(v: string | undefined, demo: boolean): { roles: StaffRole[] } | { error: string } {
+  if (v === undefined) return { roles: demo ? [] : ['superadmin', 'admin'] };
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = list.filter((r) => !(STAFF_ROLES as readonly string[]).includes(r));
+  if (unknown.length > 0) return { error: `not staff roles: ${unknown.join(', ')} (one of ${STAFF_ROLES.join(', ')})` };
+  return { roles: [...new Set(list)] as StaffRole[] };
 }
 
 /** TRUST_PROXY: off (default), on (trust every hop), a hop count, or a comma list of proxy addresses/CIDRs. */

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { bootstrap, markEmbeddedDbInUse } from './bootstrap.js';
-import { loadConfig } from './config.js';
+import { loadConfig, twoFactorBanner } from './config.js';
 import { migrate, openDb } from './platform/db/index.js';
 
 async function main(): Promise<void> {
@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.PORT, host: config.HOST });
   // Affiliate postbacks: one delivering process per cluster (a leader lock on PostgreSQL).
   await app.postbackWorker.start();
+  console.log(twoFactorBanner(config));
   console.log(
     `Serving on http://localhost:${config.PORT} (database: ${database.kind === 'pglite' ? `embedded, ${config.dataDir}` : 'PostgreSQL'})`,
   );

@@ -152,6 +152,62 @@ describe.each(dbKinds())('comments and reminders on %s', (kind) => {
     ).toBe(400);
   });
 
+  it('a reminder for a time already gone is refused; an old one can still be edited but not moved into the past', async () => {
+    const post = (scheduled_time: string) =>
+      t.inject({
+        method: 'POST',
+        url: `/api/clients/${clientA}/reminders`,
+        token: managerA.token,
+        payload: { title: 'Вчера', scheduled_time },
+      });
+    const before = await t.db
+      .selectFrom('reminders')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const past = await post(new Date(Date.now() - 86400_000).toISOString());
+    expect(past.statusCode).toBe(400);
+    expect(past.json()).toMatchObject({ code: 'reminder_in_past' });
+    expect(past.json().detail).toContain('уже прошло');
+    const after = await t.db
+      .selectFrom('reminders')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+
+    // A reminder that came due long ago (written straight to the table, as time passing would leave it).
+    const old = await t.db
+      .insertInto('reminders')
+      .values({
+        client_id: clientA,
+        title: 'Старое',
+        description: '',
+        scheduled_time: new Date(Date.now() - 3 * 86400_000),
+        status: 'pending',
+        created_by: managerA.id,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const put = (payload: Record<string, unknown>) =>
+      t.inject({ method: 'PUT', url: `/api/reminders/${old.id}`, token: managerA.token, payload });
+    const current = (await t.inject({ method: 'GET', url: `/api/clients/${clientA}/reminders`, token: managerA.token }))
+      .json()
+      .items.find((r: { id: number }) => r.id === Number(old.id));
+    // The edit form sends the time back unchanged with the new title: accepted.
+    const retitled = await put({
+      title: 'Старое, выполнено',
+      scheduled_time: current.scheduled_time,
+      status: 'completed',
+    });
+    expect(retitled.statusCode, retitled.body).toBe(200);
+    expect(retitled.json()).toMatchObject({ title: 'Старое, выполнено', status: 'completed' });
+    const moved = await put({ scheduled_time: new Date(Date.now() - 2 * 86400_000).toISOString() });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json().code).toBe('reminder_in_past');
+    const ahead = await put({ scheduled_time: new Date(Date.now() + 86400_000).toISOString(), status: 'pending' });
+    expect(ahead.statusCode, ahead.body).toBe(200);
+    await t.inject({ method: 'DELETE', url: `/api/reminders/${old.id}`, token: managerA.token });
+  });
+
   it('the calendar: default today..+7 days, a date range, status, creator and client search, paged; scoped', async () => {
     const at = (days: number) => new Date(Date.now() + days * 86400_000).toISOString();
     const make = async (client: number, token: string, title: string, when: string) =>

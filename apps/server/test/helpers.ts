@@ -54,8 +54,15 @@ export async function freshDatabase(kind: DbKind, dataDir?: string): Promise<DbH
   };
 }
 
+/** Tests sign in with a password alone (REQUIRE_2FA_ROLES empty) unless they set it: only the 2FA tests do. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent', WEB_DIST: '/nonexistent', ...overrides });
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/nonexistent',
+    WEB_DIST: '/nonexistent',
+    REQUIRE_2FA_ROLES: '',
+    ...overrides,
+  });
 }
 
 export const PASSWORD = 'correct-horse-1';

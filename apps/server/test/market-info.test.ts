@@ -67,7 +67,8 @@ describe.each(dbKinds())('market information on %s (D14)', (kind) => {
       expect(body.source).toMatchObject({ provider: 'snapshot', demo: true, snapshot_date: snapshot.snapshot_date });
       expect(body.events).toHaveLength(snapshot.calendar.length);
       const dates = body.events.map((e: { date: string; time: string | null }) => `${e.date}${e.time ?? '99:99'}`);
-      expect(dates).toEqual([...dates].sort());
+      // Every snapshot event is in the past: the newest first (issue 15 defect 13), not the oldest.
+      expect(dates).toEqual([...dates].sort().reverse());
     });
 
     it.each(['earnings', 'dividends', 'splits', 'economic'])('filters the calendar by type=%s', async (type) => {
@@ -258,7 +259,7 @@ describe('market information service', () => {
     }
   });
 
-  it("sorts today's events first, then by date and time", () => {
+  it("sorts today's events first, then the coming ones soonest first, then the past ones latest first", () => {
     const e = (id: string, date: string, time: string | null) => ({
       id,
       type: 'economic' as const,
@@ -280,11 +281,13 @@ describe('market information service', () => {
         e('later', '2026-11-25', '09:00'),
         e('today-late', '2026-11-22', '18:00'),
         e('past', '2026-11-20', null),
+        e('older', '2026-11-02', '10:00'),
         e('today', '2026-11-22', '08:00'),
+        e('sooner', '2026-11-23', null),
       ],
       '2026-11-22',
     );
-    expect(sorted.map((x) => x.id)).toEqual(['today', 'today-late', 'past', 'later']);
+    expect(sorted.map((x) => x.id)).toEqual(['today', 'today-late', 'sooner', 'later', 'past', 'older']);
   });
 
   it('refuses to start with the finnhub provider and no key, and with an unknown provider', () => {

@@ -10,6 +10,7 @@ import { createPriceSource } from '../src/modules/prices/factory.js';
 import { ReplaySource, parseReplayCsv } from '../src/modules/prices/replay.js';
 import { PriceService } from '../src/modules/prices/service.js';
 import { SimulatorSource } from '../src/modules/prices/simulator.js';
+import { seededRandom } from '../src/seed/demo-leads.js';
 import type { PriceTick } from '../src/modules/prices/source.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { T0, createTradingApp, type TradingTestApp } from './trading-helpers.js';
@@ -21,29 +22,38 @@ const collect = () => {
 };
 const plain = (ticks: PriceTick[]) => ticks.map((t) => [t.symbol, t.price, t.at.getTime()]);
 
-describe('simulator (client-platform.md §9)', () => {
-  it('moves each price by (random − 0.5) × volatility × price, rounded to the quote decimals', () => {
-    const up = new SimulatorSource({ random: () => 1, timers: false });
-    const down = new SimulatorSource({ random: () => 0, timers: false });
-    expect(up.step('EURUSD', '1.11460')).toBe('1.11471'); // + 0.00011146
-    expect(down.step('EURUSD', '1.11460')).toBe('1.11449');
-    expect(up.step('USDJPY', '143.210')).toBe('143.353'); // + 0.14321
-    expect(up.step('BTCUSD', '67500.00')).toBe('67837.50'); // + 337.5
-    const still = new SimulatorSource({ random: () => 0.5, timers: false });
-    expect(still.step('AAPL', '227.50')).toBe('227.50');
+describe('simulator (decision D18)', () => {
+  const YEAR_S = 365.25 * 24 * 3600;
+
+  it('moves the log price by σ·√Δt·z for a 1 s tick, with a weak pull towards the reference', () => {
+    const gbm = new SimulatorSource({ timers: false, meanReversion: 0 });
+    const sigma = findAsset('EURUSD')!.annualVolatility;
+    const dt = 1 / YEAR_S;
+    // One standard deviation up over one second: about 1.25e-5 of the price for a 7 % a year pair, not §9's 1e-4.
+    const up = gbm.next('EURUSD', 1.1146, 1);
+    expect(Math.log(up / 1.1146)).toBeCloseTo(sigma * Math.sqrt(dt) - (sigma * sigma * dt) / 2, 12);
+    expect(up / 1.1146 - 1).toBeLessThan(2e-5);
+    // z = 0 at the reference: only the Itô drift, a vanishing change.
+    expect(gbm.next('BTCUSD', 67500, 0)).toBeCloseTo(67500, 2);
+    // Mean reversion: twice the reference is pulled down when z = 0, half of it pulled up.
+    const mr = new SimulatorSource({ timers: false });
+    expect(mr.next('AAPL', 455, 0)).toBeLessThan(455);
+    expect(mr.next('AAPL', 113.75, 0)).toBeGreaterThan(113.75);
   });
 
-  it('never goes below 99 % of the previous price', () => {
-    const crash = new SimulatorSource({ random: () => 0, volatility: () => 0.5, timers: false });
-    expect(crash.step('EURUSD', '1.11460')).toBe('1.10345'); // −25 % asked, −1 % given
-    let price = '100.00';
-    for (let i = 0; i < 50; i++) {
-      const next = crash.step('AAPL', price);
-      expect(Number(next)).toBeGreaterThanOrEqual(Number(price) * 0.99 - 0.005);
-      price = next;
-    }
+  it('starts every symbol at its reference price with its decimals, and draws no price far from it in a step', () => {
+    const source = new SimulatorSource({ timers: false, clock: () => new Date(T0) });
+    const { ticks, onTick } = collect();
+    source.start(onTick);
+    const first = new Map(ticks.map((t) => [t.symbol, t.price]));
+    expect(first.get('EURUSD')).toBe('1.11460');
+    expect(first.get('USDCAD')).toBe('1.35420');
+    expect(first.get('EURGBP')).toBe('0.86070');
+    expect(first.get('EURJPY')).toBe('159.622');
+    expect(first.get('NVDA')).toBe('121.40');
+    expect(first.get('DAX')).toBe('19473.60');
+    for (const a of ASSETS) expect(first.get(a.symbol), a.symbol).toBe(a.basePrice);
   });
-
   it('emits one tick per asset per second from the base prices, and catches up at most 10 s after a pause', () => {
     let now = T0;
     const source = new SimulatorSource({ clock: () => new Date(now), random: () => 0.5, timers: false });
@@ -51,7 +61,7 @@ describe('simulator (client-platform.md §9)', () => {
     source.start(onTick);
     expect(ticks).toHaveLength(ASSETS.length);
     expect(ticks.find((t) => t.symbol === 'EURUSD')).toEqual({ symbol: 'EURUSD', price: '1.11460', at: new Date(T0) });
-    expect(ticks.find((t) => t.symbol === 'USDCAD')?.price).toBe('100.00000'); // "any other": 100
+    expect(ticks.find((t) => t.symbol === 'USDCAD')?.price).toBe('1.35420'); // the D18 snapshot, not 100
     now = T0 + 3000;
     source.pump(new Date(now));
     expect(ticks).toHaveLength(ASSETS.length * 4);
@@ -64,10 +74,70 @@ describe('simulator (client-platform.md §9)', () => {
 
   it('continues from the stored prices after a restart', () => {
     const source = new SimulatorSource({ random: () => 0.5, timers: false, clock: () => new Date(T0) });
-    source.resume(new Map([['EURUSD', '1.2']]));
+    expect(source.resume(new Map([['EURUSD', '1.1201']]))).toEqual([]);
     const { ticks, onTick } = collect();
     source.start(onTick);
-    expect(ticks.find((t) => t.symbol === 'EURUSD')?.price).toBe('1.20000');
+    expect(ticks.find((t) => t.symbol === 'EURUSD')?.price).toBe('1.12010');
+  });
+
+  it('restarts from the reference a stored price the old rule left absurdly far from it', () => {
+    const source = new SimulatorSource({ random: () => 0.5, timers: false, clock: () => new Date(T0) });
+    // USDCAD at 99.39 and META at 100 come from §9's "any other: 100"; BTC 25 % off is within a crypto's range.
+    const dropped = source.resume(
+      new Map([
+        ['USDCAD', '99.39000'],
+        ['META', '100.00'],
+        ['BTCUSD', '84375.00'],
+      ]),
+    );
+    expect(dropped.sort()).toEqual(['META', 'USDCAD']);
+    const { ticks, onTick } = collect();
+    source.start(onTick);
+    const first = new Map(ticks.map((t) => [t.symbol, t.price]));
+    expect(first.get('USDCAD')).toBe('1.35420');
+    expect(first.get('META')).toBe('567.36');
+    expect(first.get('BTCUSD')).toBe('84375.00');
+  });
+
+  /** D18's bands of a day's (high − low) / open, per class: a real market's quiet and wild days both fit. */
+  const DAILY_RANGE: Record<string, [min: number, max: number]> = {
+    fx_major: [0.001, 0.025],
+    fx_minor: [0.001, 0.03],
+    metal: [0.002, 0.05],
+    oil: [0.005, 0.1],
+    index: [0.002, 0.06],
+    stock: [0.005, 0.15],
+    crypto: [0.01, 0.25],
+  };
+
+  it('draws a simulated day whose every daily range sits in its asset class band', { timeout: 120_000 }, () => {
+    const rnd = seededRandom(18);
+    let now = T0;
+    const source = new SimulatorSource({ random: rnd, clock: () => new Date(now), timers: false });
+    const open = new Map<string, number>();
+    const high = new Map<string, number>();
+    const low = new Map<string, number>();
+    const quoted = new Map(ASSETS.map((a) => [a.symbol, new RegExp(`^\\d+\\.\\d{${a.decimals}}$`)]));
+    const misquoted: string[] = [];
+    source.start((t) => {
+      const p = Number(t.price);
+      if (!quoted.get(t.symbol)!.test(t.price)) misquoted.push(`${t.symbol} ${t.price}`);
+      if (!open.has(t.symbol)) open.set(t.symbol, p);
+      high.set(t.symbol, Math.max(high.get(t.symbol) ?? p, p));
+      low.set(t.symbol, Math.min(low.get(t.symbol) ?? p, p));
+    });
+    for (let s = 1; s <= 86_400; s += 10) {
+      now = T0 + s * 1000 + 9000;
+      source.pump(new Date(now));
+    }
+    source.stop();
+    expect(misquoted.slice(0, 5)).toEqual([]);
+    for (const a of ASSETS) {
+      const range = (high.get(a.symbol)! - low.get(a.symbol)!) / open.get(a.symbol)!;
+      const [min, max] = DAILY_RANGE[a.assetClass]!;
+      expect(range, `${a.symbol} ${(range * 100).toFixed(2)} %`).toBeGreaterThan(min);
+      expect(range, `${a.symbol} ${(range * 100).toFixed(2)} %`).toBeLessThan(max);
+    }
   });
 });
 

@@ -219,9 +219,11 @@ describe.each(dbKinds())('security findings on %s', (kind) => {
       const set = await balanceChange(trader.accountId, { action: 'set', amount: 100_000.01, reason: 'bonus' });
       expect(set.statusCode).toBe(400);
       expect(await balanceCents(t, trader.accountId)).toBe(0);
+      // At the limit it is accepted, and (D20, above MANUAL_CREDIT_SECOND_APPROVAL) waits for a second person.
       const atLimit = await balanceChange(trader.accountId, { action: 'add', amount: 100_000, reason: 'bonus' });
-      expect(atLimit.statusCode, atLimit.body).toBe(200);
-      expect(await balanceCents(t, trader.accountId)).toBe(10_000_000);
+      expect(atLimit.statusCode, atLimit.body).toBe(202);
+      expect(atLimit.json()).toMatchObject({ status: 'awaiting_confirmation', amount: 100_000 });
+      expect(await balanceCents(t, trader.accountId)).toBe(0);
       // A recorded deposit is not bounded by it.
       const deposit = await t.inject({
         method: 'POST',

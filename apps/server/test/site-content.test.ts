@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ASSETS, DEFAULT_PAYOUT_PERCENTAGE } from '@brokerage/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SITE_CONTENT_FILE } from '../src/modules/site-content/service.js';
+import { sql } from 'kysely';
+import { DEFAULT_SITE_CONTENT_FILE, SETTLEMENT_FIGURE_MIN_TRADES } from '../src/modules/site-content/service.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { T0, createTradingApp, fund, placeTrade, registerClient, type TradingTestApp } from './trading-helpers.js';
 
@@ -100,8 +101,8 @@ describe.each(dbKinds())('site content (D6) on %s', (kind) => {
     let app: TradingTestApp;
     beforeAll(async () => {
       const rows = [];
-      for (let s = 0; s <= 120; s += 1) {
-        rows.push({ t: s * 1000, symbol: 'EURUSD', price: (1.1 + s * 0.0001).toFixed(5) });
+      for (let s = 0; s <= 150; s += 1) {
+        rows.push({ t: s * 1000, symbol: 'EURUSD', price: (1.1 + Math.min(s, 120) * 0.0001).toFixed(5) });
         rows.push({ t: s * 1000, symbol: 'BTCUSD', price: (50000 - s * 10).toFixed(2) });
       }
       app = await createTradingApp(kind, rows);
@@ -119,7 +120,7 @@ describe.each(dbKinds())('site content (D6) on %s', (kind) => {
       expect(facts.changes).toHaveLength(ASSETS.length);
     });
 
-    it('reports the highest payout in force, the 24 h change from stored prices, and the median settlement delay', async () => {
+    it('reports the highest payout in force and the 24 h change; one settled trade is too few for a settlement figure', async () => {
       const client = await registerClient(app.t);
       await fund(app.t, client.accountId, 100_00);
       await app.t.db
@@ -143,8 +144,8 @@ describe.each(dbKinds())('site content (D6) on %s', (kind) => {
       const facts = (await app.t.inject({ method: 'GET', url: '/api/site/facts' })).json();
       expect(facts.max_payout_percentage).toBe(92);
       expect(facts.settled_trades_measured).toBe(1);
-      expect(facts.median_settlement_ms).toBeGreaterThanOrEqual(0);
-      expect(facts.median_settlement_ms).toBeLessThanOrEqual(2000);
+      // Issue 15 defect 2: hidden (null) below SETTLEMENT_FIGURE_MIN_TRADES live-settled trades.
+      expect(facts.median_settlement_ms).toBeNull();
       const eur = facts.changes.find((c: { symbol: string }) => c.symbol === 'EURUSD');
       const btc = facts.changes.find((c: { symbol: string }) => c.symbol === 'BTCUSD');
       // EURUSD rose from 1.10000 to 1.11200; BTCUSD fell from 50000 to 48800.
@@ -153,6 +154,34 @@ describe.each(dbKinds())('site content (D6) on %s', (kind) => {
       expect(new Date(eur.since).getTime()).toBe(T0);
       const never = facts.changes.find((c: { symbol: string }) => c.symbol === 'DAX');
       expect(never).toEqual({ symbol: 'DAX', change_percent: null, since: null });
+    });
+
+    it('measures the median settlement delay from the live worker only, not the backfilled demo history', async () => {
+      const client = await registerClient(app.t, 'Second trader');
+      await fund(app.t, client.accountId, 100_00);
+      app.clock.set(T0 + 130_000);
+      await app.pump();
+      for (let i = 0; i < SETTLEMENT_FIGURE_MIN_TRADES; i++) {
+        const trade = await placeTrade(app.t, client.token, {
+          asset: 'EURUSD',
+          direction: 'put',
+          amount: 1,
+          duration: 5,
+        });
+        expect(trade.statusCode, trade.body).toBe(201);
+      }
+      await app.settleAt(T0 + 137_000); // expired at T0 + 135 s, settled 2 s later
+      // The demo seed's history: trades settled in one go long after they expired, marked backfilled.
+      await sql`
+        insert into trades (account_id, asset, direction, amount_cents, duration_seconds, payout_percentage, strike_price,
+          strike_at, expires_at, status, close_price, close_at, profit_cents, settled_at, backfilled, created_at)
+        select account_id, asset, direction, amount_cents, duration_seconds, payout_percentage, strike_price, strike_at,
+          expires_at, status, close_price, close_at, profit_cents, expires_at + interval '50 minutes', true, created_at
+        from trades cross join generate_series(1, 2) where settled_at is not null`.execute(app.t.db);
+      const facts = (await app.t.inject({ method: 'GET', url: '/api/site/facts' })).json();
+      expect(facts.settled_trades_measured).toBe(SETTLEMENT_FIGURE_MIN_TRADES + 1);
+      expect(facts.median_settlement_ms).toBeGreaterThanOrEqual(0);
+      expect(facts.median_settlement_ms).toBeLessThanOrEqual(2000);
     });
   });
 });

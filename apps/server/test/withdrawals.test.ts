@@ -506,6 +506,8 @@ describe.each(dbKinds())('withdrawal requests on %s', (kind) => {
       total_amount: 100,
       pending_count: 2,
       pending_amount: 100,
+      awaiting_second_approval_count: 0,
+      awaiting_second_approval_amount: 0,
       approved_count: 0,
       approved_amount: 0,
       rejected_count: 0,

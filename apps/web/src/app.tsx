@@ -20,7 +20,7 @@ import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { queryClient } from './lib/query-client';
 import { router } from './router';
-import { colorSchemeManager, theme } from './theme';
+import { colorSchemeManager, cssVariablesResolver, theme } from './theme';
 
 // DateInput parses typed dates in its DD.MM.YYYY display format.
 dayjs.extend(customParseFormat);
@@ -29,7 +29,12 @@ function App() {
   const { i18n } = useTranslation();
   dayjs.locale(i18n.language);
   return (
-    <MantineProvider theme={theme} colorSchemeManager={colorSchemeManager} defaultColorScheme="light">
+    <MantineProvider
+      theme={theme}
+      colorSchemeManager={colorSchemeManager}
+      cssVariablesResolver={cssVariablesResolver}
+      defaultColorScheme="light"
+    >
       <DatesProvider settings={{ locale: i18n.language, firstDayOfWeek: 1 }}>
         <Notifications position="top-right" />
         <QueryClientProvider client={queryClient}>

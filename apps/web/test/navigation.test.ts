@@ -1,6 +1,6 @@
 import { STAFF_ROLES, homePathFor, menuFor } from '@brokerage/shared';
 import { describe, expect, it } from 'vitest';
-import { mayOpen } from '../src/areas/crm/route-permissions';
+import { deniedAs, mayOpen } from '../src/areas/crm/route-permissions';
 import { readDetail } from '../src/lib/error-detail';
 import { pageTitleKey } from '../src/modules/layout/page-title';
 
@@ -36,6 +36,15 @@ describe('/crm section guard (§6, D10)', () => {
         expect(mayOpen(role, path), `${role} ${path}`).toBe(allowed.has(path));
       }
     }
+  });
+
+  it('redirects only where §2.1 says so; every other refusal is the access-denied page (issue 15, defect 12)', () => {
+    expect(deniedAs('sales_manager', '/crm/applications')).toBe('redirect');
+    expect(deniedAs('team_lead_sales', '/crm/history')).toBe('redirect');
+    expect(deniedAs('sales_manager', '/crm/audit')).toBe('denied');
+    expect(deniedAs('sales_manager', '/crm/access')).toBe('denied');
+    expect(deniedAs('retention_manager', '/crm/audit')).toBe('denied');
+    expect(deniedAs('admin', '/crm/dashboard')).toBe('denied');
   });
 
   it('lets the staff page answer for itself (§2.12 access-denied screen)', () => {

@@ -226,7 +226,7 @@ describe('trading translations', () => {
     expect(ru.tradingAccounts.voidModal.success).toBe('Сделка аннулирована, ставка {{amount}} возвращена');
     expect(ru.tradingAccounts.voidModal.error).toBe('Ошибка аннулирования сделки: {{reason}}');
     expect(ru.tradingAccounts.history.columns).toEqual({
-      date: 'Дата (UTC)',
+      date: 'Дата ({{zone}})', // D19: the business zone, not UTC
       asset: 'Актив',
       direction: 'Направление',
       amount: 'Сумма',

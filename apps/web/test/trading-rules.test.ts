@@ -1,3 +1,4 @@
+import { settleTrade } from '@brokerage/shared';
 import i18next, { type TFunction } from 'i18next';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../src/i18n/resources';
@@ -5,13 +6,17 @@ import {
   countdownColour,
   depositProblem,
   formatCountdown,
+  isLoadingProblem,
   potentialProfit,
   problemKey,
   shapeAmount,
   shapeCardExpiry,
   shapeCardHolder,
   shapeCardNumber,
+  signedUsd,
+  tradeMaximum,
   tradeProblem,
+  tradeStanding,
   withdrawProblem,
   type Problem,
   type WithdrawForm,
@@ -151,7 +156,73 @@ describe('trade amount checks (§3, §5), in ru and en', () => {
   });
 
   it('a balance that did not load never enables the buttons', () => {
-    expect(tradeProblem({ ...base, balance: null })?.code).toBe('trade_insufficient');
+    expect(tradeProblem({ ...base, balance: null, balanceError: true })?.code).toBe('balance_unavailable');
+  });
+
+  it('a balance still loading is shown as loading, never as "insufficient funds" (issue 15 defect 6)', () => {
+    const loading = tradeProblem({ ...base, balance: null });
+    expect(loading?.code).toBe('balance_loading');
+    expect(isLoadingProblem(loading)).toBe(true);
+    expect(text(loading, 'ru')).toBe('Загрузка баланса…');
+    expect(text(loading, 'ru')).not.toContain('Недостаточно');
+    expect(isLoadingProblem(tradeProblem({ ...base, amount: '101' }))).toBe(false);
+  });
+});
+
+describe('the maximum stake (issue 15 defect 5)', () => {
+  it('is the smaller of the balance and the account limit, and says which binds', () => {
+    expect(tradeMaximum(1650, 1000)).toEqual({ amount: 1000, binds: 'limit' });
+    expect(tradeMaximum(100, 1000)).toEqual({ amount: 100, binds: 'balance' });
+    expect(tradeMaximum(1000, 1000)).toEqual({ amount: 1000, binds: 'limit' });
+    expect(tradeMaximum(0, 1000)).toEqual({ amount: 0, binds: 'balance' });
+    expect(tradeMaximum(null, 1000)).toBeNull();
+  });
+
+  it('reads in words in ru and en', () => {
+    const tr = (lng: 'ru' | 'en') => translators[lng] as unknown as (k: string, o?: object) => string;
+    expect(tr('ru')('panel.maxLimit', { amount: '$1,000.00' })).toBe('Максимум: $1,000.00 — лимит счета на сделку');
+    expect(tr('en')('panel.maxBalance', { amount: '$100.00' })).toBe('Maximum: $100.00 — your balance limits it');
+  });
+});
+
+describe('where an open trade stands now (issue 15 defect 1)', () => {
+  const call = { direction: 'call' as const, amount: 25, strike_price: 1.085, payout_percentage: 85 };
+  const put = { ...call, direction: 'put' as const };
+
+  it('follows the market by the D1 rule: a call above the strike is in the money, below it is not', () => {
+    expect(tradeStanding(call, 1.08501)).toEqual({ status: 'won', result: 21.25, payout: 46.25 });
+    expect(tradeStanding(call, 1.08499)).toEqual({ status: 'lost', result: -25, payout: 0 });
+    expect(tradeStanding(call, 1.085)).toEqual({ status: 'tie', result: 0, payout: 25 });
+    expect(tradeStanding(put, 1.08499)?.status).toBe('won');
+    expect(tradeStanding(put, 1.08501)?.status).toBe('lost');
+  });
+
+  it('agrees with the shared settleTrade on every price, as the server settles', () => {
+    for (const price of [1.08, 1.0849999, 1.085, 1.0850001, 1.09]) {
+      for (const trade of [call, put]) {
+        const shared = settleTrade({
+          direction: trade.direction,
+          strikePrice: trade.strike_price,
+          closePrice: price,
+          amountCents: 2500,
+          payoutPercentage: 85,
+        });
+        expect(tradeStanding(trade, price)?.status).toBe(shared.status);
+        expect(tradeStanding(trade, price)?.result).toBe(shared.profitCents / 100);
+      }
+    }
+  });
+
+  it('says nothing without a current price', () => {
+    expect(tradeStanding(call, null)).toBeNull();
+    expect(tradeStanding(call, undefined)).toBeNull();
+    expect(tradeStanding(call, Number.NaN)).toBeNull();
+  });
+
+  it('signs the result as the card shows it', () => {
+    expect(signedUsd(21.25)).toBe('+$21.25');
+    expect(signedUsd(-25)).toBe('-$25.00');
+    expect(signedUsd(0)).toBe('$0.00');
   });
 });
 

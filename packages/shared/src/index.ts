@@ -15,6 +15,7 @@ export * from './schemas/funds.js';
 export * from './schemas/messages.js';
 export * from './schemas/client-base.js';
 export * from './schemas/notifications.js';
+export * from './schemas/deposit-intents.js';
 export * from './live.js';
 export * from './schemas/site.js';
 export * from './schemas/market-info.js';

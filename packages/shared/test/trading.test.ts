@@ -17,6 +17,7 @@ import {
   numberToDecimal,
   placeTradeRequestSchema,
   potentialProfitCents,
+  REFERENCE_PRICES_DATE,
   priceDecimals,
   roundDecimal,
   settleTrade,
@@ -48,23 +49,44 @@ describe('asset catalogue (client-platform.md §9)', () => {
     for (const a of ASSETS) expect(a.name.length, a.symbol).toBeGreaterThan(0);
   });
 
-  it('takes base prices and volatilities from the simulated prices table, 100 / .005 for any other', () => {
-    expect(findAsset('EURUSD')).toMatchObject({ basePrice: '1.11460', volatility: 0.0002 });
-    expect(findAsset('USDJPY')).toMatchObject({ basePrice: '143.210', volatility: 0.002 });
-    expect(findAsset('BTCUSD')).toMatchObject({ basePrice: '67500.00', volatility: 0.01 });
-    expect(findAsset('ETHUSD')).toMatchObject({ basePrice: '2534.00', volatility: 0.012 });
-    expect(findAsset('NASDAQ')).toMatchObject({ basePrice: '18137.85', volatility: 0.007 });
-    expect(findAsset('XAUUSD')).toMatchObject({ basePrice: '2670.50000', volatility: 0.005 });
-    expect(findAsset('USDCAD')).toMatchObject({ basePrice: '100.00000', volatility: 0.005 });
-    expect(findAsset('DAX')).toMatchObject({ basePrice: '100.00', volatility: 0.005 });
+  it('takes reference prices from the dated snapshot (§9 base prices kept) and an annual volatility per class', () => {
+    expect(REFERENCE_PRICES_DATE).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(findAsset('EURUSD')).toMatchObject({ basePrice: '1.11460', assetClass: 'fx_major', annualVolatility: 0.07 });
+    expect(findAsset('USDJPY')).toMatchObject({ basePrice: '143.210', assetClass: 'fx_major' });
+    expect(findAsset('BTCUSD')).toMatchObject({ basePrice: '67500.00', assetClass: 'crypto' });
+    expect(findAsset('NASDAQ')).toMatchObject({ basePrice: '18137.85', assetClass: 'index', annualVolatility: 0.18 });
+    expect(findAsset('XAUUSD')).toMatchObject({ basePrice: '2670.50000', assetClass: 'metal', annualVolatility: 0.15 });
+    expect(findAsset('WTIUSD')).toMatchObject({ assetClass: 'oil', annualVolatility: 0.35 });
+    expect(findAsset('EURGBP')).toMatchObject({ basePrice: '0.86070', assetClass: 'fx_minor', annualVolatility: 0.09 });
+    expect(findAsset('USDCAD')).toMatchObject({ basePrice: '1.35420' });
+    expect(findAsset('DAX')).toMatchObject({ basePrice: '19473.60' });
+    const band: Record<string, [number, number]> = {
+      fx_major: [0.05, 0.08],
+      fx_minor: [0.08, 0.1],
+      metal: [0.14, 0.16],
+      oil: [0.3, 0.4],
+      index: [0.15, 0.2],
+      stock: [0.3, 0.5],
+      crypto: [0.6, 0.9],
+    };
+    for (const a of ASSETS) {
+      const [lo, hi] = band[a.assetClass]!;
+      expect(a.annualVolatility, a.symbol).toBeGreaterThanOrEqual(lo);
+      expect(a.annualVolatility, a.symbol).toBeLessThanOrEqual(hi);
+      // No symbol sits at §9's old "any other: 100" any more.
+      expect(a.basePrice, a.symbol).not.toMatch(/^100\.0+$/);
+    }
     expect(findAsset('NOPE')).toBeUndefined();
   });
 
-  it('quotes JPY symbols with 3 decimals, non-USD, BTC and ETH symbols with 2, the rest with 5', () => {
+  it('quotes JPY pairs with 3 decimals, other currency pairs with 5, then §9: non-USD, BTC, ETH 2, the rest 5', () => {
     expect(priceDecimals('USDJPY')).toBe(3);
     expect(priceDecimals('EURJPY')).toBe(3);
     expect(priceDecimals('AAPL')).toBe(2);
-    expect(priceDecimals('EURGBP')).toBe(2);
+    expect(priceDecimals('EURGBP')).toBe(5); // D18: every currency pair but JPY's has 5
+    expect(priceDecimals('EURCHF')).toBe(5);
+    expect(priceDecimals('XAUUSD')).toBe(5);
+    expect(priceDecimals('DAX')).toBe(2);
     expect(priceDecimals('BTCUSD')).toBe(2);
     expect(priceDecimals('ETHUSD')).toBe(2);
     expect(priceDecimals('EURUSD')).toBe(5);

@@ -1,5 +1,5 @@
 import { normalisePhone, type ClientStatus, type Department, type StaffRole } from '@brokerage/shared';
-import { createDeposit } from '../modules/deposits/service.js';
+import { createDeposit, SEED_CREDITS } from '../modules/deposits/service.js';
 import type { Trx } from '../modules/ledger/service.js';
 import type { Actor } from '../platform/auth/actor.js';
 import { KK_FEMALE, KK_MALE, type Pair } from './lead-pool.js';
@@ -526,7 +526,12 @@ export async function seedDemoLeads(
     };
     for (const [i, d] of p.deposits.entries()) {
       const notes = i === 0 ? 'Первый депозит' : pick(['Повторное пополнение', 'Пополнение по звонку', '']);
-      const made = await createDeposit(trx, actor, { client_id: idOf.get(p.email)!, amount: d.amount, notes });
+      const made = await createDeposit(
+        trx,
+        actor,
+        { client_id: idOf.get(p.email)!, amount: d.amount, notes },
+        SEED_CREDITS,
+      );
       await trx.updateTable('deposits').set({ created_at: d.at, updated_at: d.at }).where('id', '=', made.id).execute();
       deposits++;
     }

@@ -8,7 +8,7 @@ import { openTradingAccount } from '../modules/trading/service.js';
 import type { CardVault } from '../platform/crypto/card-vault.js';
 import { createWithdrawRequest } from '../modules/withdrawals/service.js';
 import type { Trx } from '../modules/ledger/service.js';
-import { createDeposit } from '../modules/deposits/service.js';
+import { createDeposit, SEED_CREDITS } from '../modules/deposits/service.js';
 import { placeTrade, type TradingDeps } from '../modules/trading/service.js';
 import { settleDueTrades } from '../modules/trading/settlement.js';
 import { PriceService } from '../modules/prices/service.js';
@@ -293,6 +293,8 @@ export async function seedDemoData(
     return { traderIds, decisions, decider };
   });
   // Outside the transaction above: the withdrawal decisions, the price service and settlement open their own.
+  // The seed acts as the system, which D20 exempts: its decisions take one approval (no secondApprovalCents) and its
+  // deposits are credited at once (SEED_CREDITS), whatever the amounts.
   const deps = { db, cards, timeZone: 'UTC', now: () => new Date() };
   for (const d of traders.decisions) {
     if (d.outcome === 'approved') await approveWithdrawRequest(deps, traders.decider, d.id);
@@ -401,7 +403,7 @@ async function seedTraderAccount(
   await openTradingAccount(trx, { clientId: client.id, userId: user.id });
   for (const [i, amount] of trader.deposits.entries()) {
     const notes = i === 0 ? 'Демо-данные: первый депозит' : 'Демо-данные: повторный депозит';
-    await createDeposit(trx, superadmin, { client_id: Number(client.id), amount, notes });
+    await createDeposit(trx, superadmin, { client_id: Number(client.id), amount, notes }, SEED_CREDITS);
   }
   return { user, client };
 }
@@ -546,7 +548,10 @@ async function seedDemoTrading(db: Db, userIds: string[], offered: readonly numb
   } finally {
     await prices.stop();
   }
-  await settleDueTrades({ db }, { now: new Date(end) });
+  const report = await settleDueTrades({ db }, { now: new Date(end) });
+  // Backfilled history, not the live worker's settlement: the landing page's settlement figure leaves these out.
+  const ids = report.settled.map((s) => s.id);
+  if (ids.length > 0) await db.updateTable('trades').set({ backfilled: true }).where('id', 'in', ids).execute();
 }
 
 /**
@@ -563,9 +568,19 @@ async function seedDemoClientBase(trx: Trx, ids: Map<string, string>, leadIds: n
     ip: null,
   };
   const [ivan, anna, oleg] = leadIds as [number, number, number];
-  await createDeposit(trx, superadmin, { client_id: ivan, amount: 250, notes: 'Демо-данные: первый депозит' });
-  await createDeposit(trx, superadmin, { client_id: ivan, amount: 500, notes: 'Демо-данные: повторный депозит' });
-  await createDeposit(trx, superadmin, { client_id: oleg, amount: 1000, notes: 'Демо-данные' });
+  await createDeposit(
+    trx,
+    superadmin,
+    { client_id: ivan, amount: 250, notes: 'Демо-данные: первый депозит' },
+    SEED_CREDITS,
+  );
+  await createDeposit(
+    trx,
+    superadmin,
+    { client_id: ivan, amount: 500, notes: 'Демо-данные: повторный депозит' },
+    SEED_CREDITS,
+  );
+  await createDeposit(trx, superadmin, { client_id: oleg, amount: 1000, notes: 'Демо-данные' }, SEED_CREDITS);
   const manager = ids.get('sales_manager')!;
   await trx
     .insertInto('comments')

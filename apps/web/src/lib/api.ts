@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import i18n, { currentLanguage } from '../i18n';
-import { readDetail } from './error-detail';
+import { nameFields, readDetail } from './error-detail';
 import { withQuery, type QueryValue } from './query-string';
 
 export { withQuery, type QueryValue };
@@ -12,12 +12,23 @@ export class ApiError extends Error {
   readonly code: string | undefined;
 
   constructor(status: number, detail: string, code?: string) {
+    // Every refusal the screens show passes here: its fields are named in words (issue 15 defect 7).
+    detail = nameFields(detail, fieldLabel);
     super(detail || `HTTP ${status}`);
     this.name = 'ApiError';
     this.status = status;
     this.detail = detail;
     this.code = code;
   }
+}
+
+/** A field's name in words from the translation files (`fields.<key>`, the back office's or the platform's), or null. */
+function fieldLabel(key: string): string | null {
+  for (const ns of ['translation', 'platform']) {
+    const full = `${ns}:fields.${key}`;
+    if (i18n.exists(full)) return i18n.t(full as 'fields.text');
+  }
+  return null;
 }
 
 function invalidData(status: number): ApiError {

@@ -17,3 +17,30 @@ export function readDetail(detail: unknown): string {
   }
   return JSON.stringify(detail);
 }
+
+/** One part of a server validation detail: 'field: message', the field maybe a path ('items.0.name', 'body.x'). */
+const FIELD_PART =
+  /^(?:(?:body|query|params)\.)?((?:[A-Za-z_][A-Za-z0-9_]*|\d+)(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*): (.*)$/s;
+
+/**
+ * Issue 15 defect 7: the server's validation details name fields by their API keys ('text: Не более 5000 символов',
+ * parts joined with '. '), which partners read. A screen shows the field in words instead: each part whose field (the
+ * last name of its path) has a label (`label(key)`, from the translation files' `fields`) reads 'Текст комментария: …'.
+ * A part with no label, or no field, is left as it is.
+ */
+export function nameFields(detail: string, label: (key: string) => string | null): string {
+  if (!detail.includes(': ')) return detail;
+  return detail
+    .split('. ')
+    .map((part) => {
+      const match = FIELD_PART.exec(part);
+      if (!match) return part;
+      const key = match[1]!
+        .split('.')
+        .filter((segment) => !/^\d+$/.test(segment))
+        .pop();
+      const words = key ? label(key) : null;
+      return words ? `${words}: ${match[2]}` : part;
+    })
+    .join('. ');
+}

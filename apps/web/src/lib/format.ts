@@ -1,3 +1,5 @@
+import { formatUsd } from '@brokerage/shared';
+
 /**
  * Formatting of back-office.md §9. Times are shown in the business time zone; formatters never throw (an invalid
  * locale or zone falls back to a fixed pattern).
@@ -92,14 +94,106 @@ export function timeZoneOffset(timeZone: string, at: Date): string {
   }
 }
 
-const moneyFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const integerFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
-/** §9: money is '$' with 2 decimals, en-US grouping, absolute value. */
+/**
+ * §9: money is '$' with 2 decimals, en-US grouping, absolute value ('$1,234.50'), in every language. The one money
+ * formatter of the web app (issue 15 defect 13): it is the shared formatUsd that the server's texts use too. The
+ * withdrawal requests' totals in ru-RU currency format are §9's own exception and stay.
+ */
 export function formatMoney(amount: number): string {
-  return `$${moneyFormat.format(Math.abs(amount))}`;
+  return formatUsd(Math.round(Math.abs(amount) * 100));
+}
+
+/** The same with the sign kept, for figures that can be negative and are not balances (fundamentals, P/L). */
+export function formatSignedMoney(amount: number): string {
+  return `${amount < 0 ? '-' : ''}${formatMoney(amount)}`;
 }
 
 export function formatCount(value: number): string {
   return integerFormat.format(value);
+}
+
+/**
+ * D19, trading screen side: the browser's own time zone (what the client's clock says), named once in the header.
+ * Falls back to UTC when the browser names none.
+ */
+export function browserTimeZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    return 'UTC';
+  }
+}
+
+/** D19: a date and time on the trading screen, in the browser's zone (DD.MM.YYYY HH:mm). */
+export function formatDateTimeLocal(value: string | Date, { seconds = false }: { seconds?: boolean } = {}): string {
+  return formatDateTime(value, browserTimeZone(), { seconds });
+}
+
+/** A chart's axis and crosshair label (D19): HH:mm, or DD.MM HH:mm, of a Unix time in seconds in the given zone. */
+export function formatChartTime(seconds: number, timeZone: string, withDate: boolean): string {
+  try {
+    return new Intl.DateTimeFormat(DATE_LOCALE, {
+      timeZone,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      ...(withDate ? { day: '2-digit', month: '2-digit' } : {}),
+    }).format(new Date(seconds * 1000));
+  } catch {
+    return new Date(seconds * 1000).toISOString().slice(withDate ? 5 : 11, 16);
+  }
+}
+
+/** The zone's offset from UTC at an instant, in milliseconds (wall time in the zone minus UTC). */
+function zoneOffsetMs(timeZone: string, at: number): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(at));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour') % 24, get('minute'), get('second'));
+  return wall - Math.floor(at / 1000) * 1000;
+}
+
+/**
+ * D19, back office: a date and time typed by staff ('YYYY-MM-DDTHH:mm', a datetime-local value) read in the business
+ * zone, whatever zone the browser is in. Null when the value is not a date and time. A wall time skipped by a DST
+ * change moves forward by the gap; a repeated one takes its first occurrence.
+ */
+export function zonedInputToInstant(value: string, timeZone: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
+  const wall = Date.UTC(y!, mo! - 1, d!, h!, mi!, Number.isNaN(s) ? 0 : (s ?? 0));
+  if (Number.isNaN(wall)) return null;
+  try {
+    // The offsets a day either side bracket any DST change; keep the candidates that show this wall time.
+    const offsets = [zoneOffsetMs(timeZone, wall - 86_400_000), zoneOffsetMs(timeZone, wall + 86_400_000)];
+    const fits = offsets.map((o) => wall - o).filter((t) => t + zoneOffsetMs(timeZone, t) === wall);
+    return new Date(fits.length > 0 ? Math.min(...fits) : wall - offsets[0]!);
+  } catch {
+    // An unknown zone: the browser's own, as the input itself would be read.
+    return new Date(wall + new Date(wall).getTimezoneOffset() * 60_000);
+  }
+}
+
+/** D19: an instant as a datetime-local value ('YYYY-MM-DDTHH:mm') of the wall time in the given zone. */
+export function instantToZonedInput(value: string | Date, timeZone: string): string {
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) return '';
+  try {
+    const local = new Date(date.getTime() + zoneOffsetMs(timeZone, date.getTime()));
+    return local.toISOString().slice(0, 16);
+  } catch {
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  }
 }

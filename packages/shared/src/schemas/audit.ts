@@ -31,12 +31,32 @@ export type AuditQuery = z.infer<typeof auditQuerySchema>;
 export const auditResponseSchema = z.object({ items: z.array(auditEntrySchema), total: z.number().int() });
 export type AuditResponse = z.infer<typeof auditResponseSchema>;
 
+/** GET /api/audit/verify (issue 13): the tamper-evident chain walked from its first row. */
+export const auditVerifyResponseSchema = z.object({
+  /** Rows verified, in chain order, before the first mismatch (all of them when `broken` is null). */
+  verified: z.number().int(),
+  /** The chain position (seq) of the last verified row; 0 for an empty log. */
+  verified_up_to: z.number().int(),
+  broken: z
+    .object({
+      id: z.string(),
+      seq: z.string().nullable(),
+      reason: z.enum(['content', 'prev_hash', 'seq_gap', 'unchained']),
+    })
+    .nullable(),
+});
+export type AuditVerifyResponse = z.infer<typeof auditVerifyResponseSchema>;
+
 /** Every action the audit log records; the filter on /crm/audit offers these, labelled by the web. */
 export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.login_failed',
   'auth.logout',
   'auth.register_client',
+  'auth.2fa_enroll',
+  'auth.2fa_login',
+  'auth.2fa_failed',
+  'auth.2fa_reset',
   'access.denied',
   'user.create',
   'user.update',
@@ -52,6 +72,7 @@ export const AUDIT_ACTIONS = [
   'trading_account.block',
   'trading_account.activate',
   'withdrawal.approve',
+  'withdrawal.first_approve',
   'withdrawal.reject',
   'withdrawal.card_reveal',
   'deposit_method.update',
@@ -65,6 +86,9 @@ export const AUDIT_ACTIONS = [
   'client.verify_identity',
   'client.import',
   'deposit.create',
+  'manual_credit.request',
+  'manual_credit.confirm',
+  'manual_credit.cancel',
   'deposit.update',
   'deposit.delete',
   'deposit.export',

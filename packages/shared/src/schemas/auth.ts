@@ -25,12 +25,67 @@ export const loginRequestSchema = z.strictObject({
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
+/** Failed sign-in attempts on the account since its previous successful sign-in (issue 13 item 4). */
+export const failedAttemptsSchema = z.object({
+  count: z.number().int(),
+  last_at: z.string(),
+  last_ip: z.string().nullable(),
+});
+export type FailedAttempts = z.infer<typeof failedAttemptsSchema>;
+
 export const sessionResponseSchema = z.object({
   access_token: z.string(),
   token_type: z.literal('bearer'),
   user: userSchema,
+  failed_attempts: failedAttemptsSchema
+    .optional()
+    .describe('Present when sign-in attempts failed since the previous successful sign-in'),
 });
 export type SessionResponse = z.infer<typeof sessionResponseSchema>;
+
+/** A right password of a user who must enroll in two-factor sign-in: no session yet, a challenge for the next step. */
+export const enrollmentRequiredSchema = z.object({ enrollment_required: z.literal(true), challenge: z.string() });
+/** A right password of a user enrolled in two-factor sign-in: no session yet; send a code with the challenge. */
+export const otpRequiredSchema = z.object({ otp_required: z.literal(true), challenge: z.string() });
+export const loginResponseSchema = z.union([sessionResponseSchema, enrollmentRequiredSchema, otpRequiredSchema]);
+export type LoginResponse = z.infer<typeof loginResponseSchema>;
+
+const challengeField = z
+  .string({ error: missingOrWrongType })
+  .trim()
+  .min(1, { error: 'required' })
+  .max(200, { error: 'max_length:200' });
+const codeField = z
+  .string({ error: missingOrWrongType })
+  .trim()
+  .min(1, { error: 'required' })
+  .max(40, { error: 'max_length:40' });
+
+export const challengeRequestSchema = z.strictObject({ challenge: challengeField });
+export const challengeCodeRequestSchema = z.strictObject({ challenge: challengeField, code: codeField });
+export type ChallengeCodeRequest = z.infer<typeof challengeCodeRequestSchema>;
+
+/** The one answer that carries a TOTP secret: the enrollment step (to scan or type into an authenticator). */
+export const twoFactorSecretSchema = z.object({ secret: z.string(), otpauth_url: z.string() });
+export type TwoFactorSecret = z.infer<typeof twoFactorSecretSchema>;
+
+export const recoveryCodesSchema = z.object({
+  recovery_codes: z.array(z.string()).describe('Ten one-time codes, shown once'),
+});
+export const enrollConfirmResponseSchema = sessionResponseSchema.extend(recoveryCodesSchema.shape);
+export type EnrollConfirmResponse = z.infer<typeof enrollConfirmResponseSchema>;
+
+/** Voluntary enrollment from the user menu: the current password again, then a code. */
+export const twoFactorSetupRequestSchema = z.strictObject({
+  password: z.string({ error: missingOrWrongType }).min(1, { error: 'required' }).max(128, { error: 'max_length:128' }),
+});
+export const twoFactorSetupConfirmSchema = z.strictObject({ code: codeField });
+export const twoFactorStatusSchema = z.object({
+  enabled: z.boolean(),
+  required: z.boolean().describe('The role is in REQUIRE_2FA_ROLES'),
+  recovery_codes_left: z.number().int(),
+});
+export type TwoFactorStatus = z.infer<typeof twoFactorStatusSchema>;
 
 export const meResponseSchema = userSchema.extend({
   demo: z.boolean().describe('true when the server runs with its demo data set'),

@@ -65,6 +65,12 @@ export const depositSchema = z.object({
   assigned_manager_name: z.string().nullable(),
   /** false while the client has no trading account: credited when the account is opened (D3). */
   credited: z.boolean(),
+  /**
+   * D20: the deposit's latest manual credit (its crediting, or the difference of an edit that raised it) and its state;
+   * null when none was needed. 'pending' waits for a second staff member; 'cancelled' leaves the deposit uncredited.
+   */
+  credit_id: z.number().int().nullable(),
+  credit_status: z.enum(['pending', 'confirmed', 'cancelled']).nullable(),
 });
 export type Deposit = z.infer<typeof depositSchema>;
 

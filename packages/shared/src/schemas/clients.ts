@@ -126,7 +126,13 @@ export type ClientsQuery = z.infer<typeof clientsQuerySchema>;
 /** The filters alone (what the list and the Excel export share); paging and sort are the list's. */
 export type ClientFilters = Omit<ClientsQuery, 'page' | 'per_page' | 'sort' | 'order'>;
 
-export const clientsResponseSchema = z.object({ items: z.array(clientSchema), total: z.number().int() });
+export const clientsResponseSchema = z.object({
+  items: z.array(clientSchema),
+  /** Exact, unless `total_capped`: then at least this many match (decisions.md, the clients list's count). */
+  total: z.number().int(),
+  /** True when the filters match more than 10,000 clients and `total` is that cap, not the exact count. */
+  total_capped: z.boolean(),
+});
 export type ClientsResponse = z.infer<typeof clientsResponseSchema>;
 
 /** How many values of each kind GET /api/clients/filter-options answers at most (the most frequent ones). */

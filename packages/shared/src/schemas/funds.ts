@@ -13,7 +13,7 @@ import { missingOrWrongType, optionalText, pageQuery } from './common.js';
 /** client-platform.md §9: the withdrawal minimum, enforced by the browser and the server (§5, changed). */
 export const WITHDRAW_MIN_DOLLARS = 10;
 
-export const WITHDRAW_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export const WITHDRAW_STATUSES = ['pending', 'awaiting_second_approval', 'approved', 'rejected'] as const;
 export type WithdrawStatus = (typeof WITHDRAW_STATUSES)[number];
 
 /** The card number as digits, with the spaces of the 4-digit grouping removed; null when anything else is in it. */
@@ -192,6 +192,12 @@ export const staffWithdrawRequestSchema = clientWithdrawRequestSchema.extend({
   account_id: z.number().int(),
   processed_by: z.string().nullable(),
   processed_by_name: z.string().nullable(),
+  /** Four-eyes (D20): who gave the first of two approvals and when (null for a one-step approval). */
+  first_approved_by: z.string().nullable(),
+  first_approved_by_name: z.string().nullable(),
+  first_approved_at: z.string().nullable(),
+  /** Whether approving it takes two people (its amount is above WITHDRAWAL_SECOND_APPROVAL). */
+  needs_second_approval: z.boolean(),
 });
 export type StaffWithdrawRequest = z.infer<typeof staffWithdrawRequestSchema>;
 
@@ -201,6 +207,8 @@ export const withdrawSummarySchema = z.object({
   total_amount: z.number(),
   pending_count: z.number().int(),
   pending_amount: z.number(),
+  awaiting_second_approval_count: z.number().int(),
+  awaiting_second_approval_amount: z.number(),
   approved_count: z.number().int(),
   approved_amount: z.number(),
   rejected_count: z.number().int(),
@@ -278,3 +286,82 @@ export const updateDepositMethodSchema = z
     }
   });
 export type UpdateDepositMethodRequest = z.infer<typeof updateDepositMethodSchema>;
+
+// ---------------------------------------------------------------- manual credits (D20)
+
+export const MANUAL_CREDIT_KINDS = ['balance_change', 'deposit', 'deposit_edit'] as const;
+export type ManualCreditKind = (typeof MANUAL_CREDIT_KINDS)[number];
+export const MANUAL_CREDIT_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
+export type ManualCreditStatus = (typeof MANUAL_CREDIT_STATUSES)[number];
+
+/** A manual credit: money a staff member adds above MANUAL_CREDIT_SECOND_APPROVAL, waiting for a second person. */
+export const manualCreditSchema = z.object({
+  id: z.number().int(),
+  kind: z.enum(MANUAL_CREDIT_KINDS),
+  status: z.enum(MANUAL_CREDIT_STATUSES),
+  client_id: z.number().int(),
+  client_name: z.string(),
+  account_id: z.number().int().nullable(),
+  deposit_id: z.number().int().nullable(),
+  amount: z.number(),
+  /** How the author phrased a balance change ('add' / 'set' and its amount); null for deposits. */
+  requested_action: z.enum(['add', 'set']).nullable(),
+  requested_amount: z.number().nullable(),
+  reason: z.string(),
+  created_by: z.string().nullable(),
+  created_by_name: z.string(),
+  created_at: z.string(),
+  /** Seconds since it was asked for. */
+  age_seconds: z.number().int(),
+  decided_by: z.string().nullable(),
+  decided_by_name: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  cancel_reason: z.string().nullable(),
+  ledger_entry_id: z.number().int().nullable(),
+});
+export type ManualCredit = z.infer<typeof manualCreditSchema>;
+
+export const manualCreditsQuerySchema = z.strictObject({
+  ...pageQuery,
+  status: z.enum(MANUAL_CREDIT_STATUSES, { error: 'invalid_value' }).default('pending'),
+  client_id: z.coerce
+    .number({ error: 'invalid_value' })
+    .int({ error: 'invalid_value' })
+    .positive({ error: 'invalid_value' })
+    .max(Number.MAX_SAFE_INTEGER, { error: 'invalid_value' })
+    .optional(),
+  account_id: z.coerce
+    .number({ error: 'invalid_value' })
+    .int({ error: 'invalid_value' })
+    .positive({ error: 'invalid_value' })
+    .max(Number.MAX_SAFE_INTEGER, { error: 'invalid_value' })
+    .optional(),
+});
+export type ManualCreditsQuery = z.infer<typeof manualCreditsQuerySchema>;
+
+export const manualCreditsResponseSchema = z.object({
+  items: z.array(manualCreditSchema),
+  total: z.number().int(),
+  /** The pending ones in scope (whatever the status filter), with their sum: the tab's badge. */
+  pending_count: z.number().int(),
+  pending_amount: z.number(),
+});
+export type ManualCreditsResponse = z.infer<typeof manualCreditsResponseSchema>;
+
+/** POST /api/manual-credits/:id/cancel: a reason is required. */
+export const cancelManualCreditSchema = z.strictObject({
+  reason: z
+    .string({ error: missingOrWrongType })
+    .trim()
+    .min(1, { error: 'required' })
+    .max(500, { error: 'max_length:500' }),
+});
+export type CancelManualCreditRequest = z.infer<typeof cancelManualCreditSchema>;
+
+/** 202 to a staff balance change that waits for confirmation (D20): nothing moved yet. */
+export const awaitingConfirmationSchema = z.object({
+  status: z.literal('awaiting_confirmation'),
+  credit_id: z.number().int(),
+  amount: z.number(),
+});
+export type AwaitingConfirmation = z.infer<typeof awaitingConfirmationSchema>;

@@ -11,6 +11,8 @@ export const NOTIFICATION_TYPES = [
   'reminder_upcoming',
   'reminder_due',
   'withdrawal_request',
+  /** D21: a client confirmed a top-up (amount, method, client). */
+  'deposit_intent',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -28,6 +30,8 @@ export const notificationSchema = z.object({
   /** Withdrawal requests: the amount in dollars. */
   amount: z.number().nullable(),
   withdrawal_id: z.number().int().nullable(),
+  /** Deposit intents (D21): the payment method the client chose. */
+  method: z.string().nullable(),
 });
 export type Notification = z.infer<typeof notificationSchema>;
 

@@ -1,7 +1,10 @@
+import { REFERENCE_PRICES, REFERENCE_SNAPSHOT_DATE } from './reference-prices.js';
+
 /**
- * The asset catalogue of client-platform.md §9: every symbol it names (it announces 37 but lists 38) in 7 categories, the simulator's base price and volatility
- * per symbol (the table of §9; every symbol it does not list starts at 100 with volatility .005), and the price
- * decimals rule. The server's price sources, the chart and demo mode all use this one list.
+ * The asset catalogue of client-platform.md §9: every symbol it names (it announces 37 but lists 38) in 7 categories,
+ * each with the simulator's reference price (decision D18: the dated snapshot in reference-prices.ts, §9's base prices
+ * kept for the 16 symbols §9 lists), its quote decimals and an annualised volatility per asset class. The server's price
+ * sources, the chart and demo mode all use this one list.
  */
 export const ASSET_CATEGORIES = [
   { id: 'forex_major', label: 'Основные валютные пары', label_en: 'Major currency pairs' },
@@ -14,44 +17,88 @@ export const ASSET_CATEGORIES = [
 ] as const;
 export type AssetCategory = (typeof ASSET_CATEGORIES)[number]['id'];
 
+/** D18's volatility classes (finer than the categories: metals and oil differ). */
+export type AssetClass = 'fx_major' | 'fx_minor' | 'metal' | 'oil' | 'index' | 'stock' | 'crypto';
+
 export interface Asset {
   symbol: string;
   name: string;
   category: AssetCategory;
-  /** The simulator's starting price, as a decimal string with the symbol's decimals. */
+  assetClass: AssetClass;
+  /** The simulator's reference price (D18), as a decimal string with the symbol's decimals. */
   basePrice: string;
-  /** The simulator's volatility: one tick moves by (random − 0.5) × volatility × price. */
-  volatility: number;
+  /** Annualised volatility (σ of the yearly log return), e.g. 0.07 for 7 %. */
+  annualVolatility: number;
   /** Decimals the price is quoted with. */
   decimals: number;
 }
 
-/** §9's simulated prices table; a symbol missing here starts at 100 with volatility .005. */
-const SIMULATED: Record<string, [basePrice: number, volatility: number]> = {
-  EURUSD: [1.1146, 0.0002],
-  GBPUSD: [1.295, 0.0003],
-  USDJPY: [143.21, 0.002],
-  USDCHF: [0.865, 0.0002],
-  AUDUSD: [0.672, 0.0003],
-  BTCUSD: [67500, 0.01],
-  ETHUSD: [2534, 0.012],
-  XAUUSD: [2670.5, 0.005],
-  XAGUSD: [31.2, 0.008],
-  WTIUSD: [75.85, 0.01],
-  AAPL: [227.5, 0.008],
-  TSLA: [248.3, 0.012],
-  GOOGL: [167.2, 0.01],
-  MSFT: [415.85, 0.007],
-  SPX500: [5751.2, 0.005],
-  NASDAQ: [18137.85, 0.007],
-};
-const DEFAULT_SIMULATED: [number, number] = [100, 0.005];
+/** The date of the reference snapshot the base prices come from. */
+export const REFERENCE_PRICES_DATE = REFERENCE_SNAPSHOT_DATE;
 
-/** §9: symbols containing JPY 3; symbols without USD, or containing BTC or ETH, 2; otherwise 5. */
+/**
+ * D18: annualised volatility per symbol, within its class's band (major FX ~7 %, minor FX ~9 %, metals ~15 %, oil
+ * ~35 %, indices ~18 %, stocks 30–50 %, crypto 60–90 %).
+ */
+const ANNUAL_VOLATILITY: Record<string, number> = {
+  AAPL: 0.3,
+  MSFT: 0.3,
+  GOOGL: 0.33,
+  AMZN: 0.35,
+  META: 0.42,
+  NFLX: 0.4,
+  NVDA: 0.5,
+  TSLA: 0.5,
+  BTCUSD: 0.6,
+  ETHUSD: 0.7,
+  BNBUSD: 0.65,
+  XRPUSD: 0.8,
+  ADAUSD: 0.85,
+  DOTUSD: 0.85,
+  SOLUSD: 0.9,
+};
+export const CLASS_VOLATILITY: Record<AssetClass, number> = {
+  fx_major: 0.07,
+  fx_minor: 0.09,
+  metal: 0.15,
+  oil: 0.35,
+  index: 0.18,
+  stock: 0.4,
+  crypto: 0.75,
+};
+
+const FX_CURRENCIES = new Set(['EUR', 'USD', 'GBP', 'JPY', 'CHF', 'AUD', 'CAD', 'NZD']);
+/** A currency pair: two currency codes (XAUUSD is a metal, not FX). */
+export function isFxPair(symbol: string): boolean {
+  return symbol.length === 6 && FX_CURRENCIES.has(symbol.slice(0, 3)) && FX_CURRENCIES.has(symbol.slice(3));
+}
+
+/**
+ * D18 on §9's rule: JPY pairs 3, every other currency pair 5 (EURGBP, EURCHF included); otherwise as §9 says: symbols
+ * without USD, or containing BTC or ETH, 2; the rest 5.
+ */
 export function priceDecimals(symbol: string): number {
   if (symbol.includes('JPY')) return 3;
+  if (isFxPair(symbol)) return 5;
   if (!symbol.includes('USD') || symbol.includes('BTC') || symbol.includes('ETH')) return 2;
   return 5;
+}
+
+function assetClassOf(category: AssetCategory, symbol: string): AssetClass {
+  switch (category) {
+    case 'forex_major':
+      return 'fx_major';
+    case 'forex_minor':
+      return 'fx_minor';
+    case 'crypto':
+      return 'crypto';
+    case 'commodities':
+      return symbol === 'WTIUSD' ? 'oil' : 'metal';
+    case 'stocks_us':
+      return 'stock';
+    default:
+      return 'index';
+  }
 }
 
 const CATALOGUE: [AssetCategory, string, string][] = [
@@ -96,9 +143,12 @@ const CATALOGUE: [AssetCategory, string, string][] = [
 ];
 
 export const ASSETS: readonly Asset[] = CATALOGUE.map(([category, symbol, name]) => {
-  const [base, volatility] = SIMULATED[symbol] ?? DEFAULT_SIMULATED;
+  const reference = REFERENCE_PRICES[symbol];
+  if (reference === undefined) throw new Error(`no reference price for ${symbol}`);
   const decimals = priceDecimals(symbol);
-  return { symbol, name, category, basePrice: base.toFixed(decimals), volatility, decimals };
+  const assetClass = assetClassOf(category, symbol);
+  const annualVolatility = ANNUAL_VOLATILITY[symbol] ?? CLASS_VOLATILITY[assetClass];
+  return { symbol, name, category, assetClass, basePrice: reference.toFixed(decimals), annualVolatility, decimals };
 });
 
 export const ASSET_SYMBOLS: readonly string[] = ASSETS.map((a) => a.symbol);

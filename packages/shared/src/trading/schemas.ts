@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { missingOrWrongType, pageQuery, requiredText } from '../schemas/common.js';
 import { ASSET_CATEGORIES } from './assets.js';
 import { isDollarAmount } from './money.js';
+import { manualCreditSchema } from '../schemas/funds.js';
 import { TRADE_DIRECTIONS, TRADE_STATUSES } from './settlement.js';
 
 /** Dollars at the API edge: a JSON number with at most 2 decimals (decisions.md D3). */
@@ -223,6 +224,8 @@ export const accountDetailResponseSchema = z.object({
   activeTrades: z.array(adminTradeSchema),
   /** The 50 newest closed trades. */
   tradeHistory: z.array(adminTradeSchema),
+  /** D20: the account's manual credits waiting for a second staff member's confirmation. */
+  pendingCredits: z.array(manualCreditSchema),
 });
 export type AccountDetailResponse = z.infer<typeof accountDetailResponseSchema>;
 export const activeTradesResponseSchema = z.object({ activeTrades: z.array(adminTradeSchema) });

@@ -1,6 +1,13 @@
-import type { AuditQuery, AuditResponse } from '@brokerage/shared';
+import type { AuditQuery, AuditResponse, AuditVerifyResponse } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
+import { verifyAuditChain } from '../../platform/audit/chain.js';
+
+/** The chain check of `npm run admin -- verify-audit`, for the audit page. */
+export async function verifyAudit(deps: AppDeps): Promise<AuditVerifyResponse> {
+  const r = await verifyAuditChain(deps.db);
+  return { verified: r.verified, verified_up_to: r.verifiedUpTo, broken: r.broken };
+}
 
 export async function listAudit(deps: AppDeps, query: AuditQuery): Promise<AuditResponse> {
   const tz = deps.config.BUSINESS_TIMEZONE;

@@ -1,7 +1,16 @@
 import {
+  challengeCodeRequestSchema,
+  challengeRequestSchema,
   demoAccountsResponseSchema,
+  enrollConfirmResponseSchema,
   errorSchema,
   loginRequestSchema,
+  loginResponseSchema,
+  recoveryCodesSchema,
+  twoFactorSecretSchema,
+  twoFactorSetupConfirmSchema,
+  twoFactorSetupRequestSchema,
+  twoFactorStatusSchema,
   meResponseSchema,
   okSchema,
   registerClientRequestSchema,
@@ -15,12 +24,25 @@ import type { AppDeps } from '../../platform/deps.js';
 import { SESSION_COOKIE } from '../../platform/auth/sessions.js';
 import { demoAccounts } from '../../seed/demo.js';
 import { toStaffMember } from '../staff/service.js';
-import { login, logout, registerClient, registerStaff, toUser } from './service.js';
+import { login, logout, registerClient, registerStaff, SignInDelayed, toUser } from './service.js';
+import {
+  confirmSetup,
+  confirmWithChallenge,
+  endSessionsOfUnenrolled,
+  enrollWithChallenge,
+  loginWithCode,
+  startSetup,
+  twoFactorStatus,
+} from './two-factor.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 409: errorSchema, 429: errorSchema };
 
 export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   const loginRate = { max: deps.config.LOGIN_RATE_PER_MINUTE, timeWindow: '1 minute' };
+
+  // Staff who must enroll and have not: sessions opened before the requirement end now (their next call signs in).
+  const ended = await endSessionsOfUnenrolled(deps.db, deps.config.requireTwoFactorRoles);
+  if (ended > 0) app.log.info({ sessions: ended }, 'ended the sessions of staff who must enroll in two-factor sign-in');
 
   function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, role: string) {
     reply.setCookie(SESSION_COOKIE, token, {
@@ -34,6 +56,16 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   }
   const meta = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] });
 
+  /** A sign-in delay answers 429 with Retry-After (seconds) and a detail naming the wait. */
+  async function withDelayHeader<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof SignInDelayed) reply.header('retry-after', String(err.seconds));
+      throw err;
+    }
+  }
+
   app.post(
     '/api/auth/login',
     {
@@ -41,14 +73,145 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       schema: {
         tags: ['auth'],
         summary: 'Sign in; sets the session cookie and returns the same token for programs',
+        description:
+          'A right password answers the session, or for staff with two-factor sign-in `{otp_required, challenge}` ' +
+          '(send a code to /api/auth/login/otp) or `{enrollment_required, challenge}` (enroll at /api/auth/2fa/enroll ' +
+          'and /api/auth/2fa/confirm); no session in those two. Failures slow down the e-mail from that address and ' +
+          'the address itself: 429 with Retry-After while a delay runs. `failed_attempts` tells of failures since the ' +
+          'previous successful sign-in.',
         body: loginRequestSchema,
+        response: { 200: loginResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await withDelayHeader(reply, () => login(deps, request.body, meta(request)));
+      if (outcome.kind !== 'session') {
+        reply.header('cache-control', 'no-store');
+        return outcome.kind === 'enroll'
+          ? { enrollment_required: true as const, challenge: outcome.challenge }
+          : { otp_required: true as const, challenge: outcome.challenge };
+      }
+      setSessionCookie(request, reply, outcome.token, outcome.user.role);
+      return {
+        access_token: outcome.token,
+        token_type: 'bearer' as const,
+        user: toUser(outcome.user),
+        ...(outcome.failedAttempts ? { failed_attempts: outcome.failedAttempts } : {}),
+      };
+    },
+  );
+
+  app.post(
+    '/api/auth/login/otp',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Second sign-in step: a TOTP code or a recovery code with the challenge of the password step',
+        body: challengeCodeRequestSchema,
         response: { 200: sessionResponseSchema, ...errors },
       },
     },
     async (request, reply) => {
-      const { token, user } = await login(deps, request.body, meta(request));
-      setSessionCookie(request, reply, token, user.role);
-      return { access_token: token, token_type: 'bearer' as const, user: toUser(user) };
+      const done = await withDelayHeader(reply, () => loginWithCode(deps, request.body, meta(request)));
+      setSessionCookie(request, reply, done.token, done.user.role);
+      return {
+        access_token: done.token,
+        token_type: 'bearer' as const,
+        user: toUser(done.user),
+        ...(done.failedAttempts ? { failed_attempts: done.failedAttempts } : {}),
+      };
+    },
+  );
+
+  app.post(
+    '/api/auth/2fa/enroll',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Enrollment at sign-in: the TOTP secret (base32) and its otpauth:// URL for the QR code',
+        body: challengeRequestSchema,
+        response: { 200: twoFactorSecretSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return withDelayHeader(reply, () => enrollWithChallenge(deps, request.body.challenge, meta(request)));
+    },
+  );
+
+  app.post(
+    '/api/auth/2fa/confirm',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Enrollment at sign-in: the first code; answers the session and ten recovery codes (shown once)',
+        body: challengeCodeRequestSchema,
+        response: { 200: enrollConfirmResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const done = await withDelayHeader(reply, () => confirmWithChallenge(deps, request.body, meta(request)));
+      setSessionCookie(request, reply, done.token, done.user.role);
+      return {
+        access_token: done.token,
+        token_type: 'bearer' as const,
+        user: toUser(done.user),
+        ...(done.failedAttempts ? { failed_attempts: done.failedAttempts } : {}),
+        recovery_codes: done.recoveryCodes,
+      };
+    },
+  );
+
+  app.get(
+    '/api/auth/2fa',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "The signed-in staff member's two-factor sign-in: enabled, required, recovery codes left",
+        response: { 200: twoFactorStatusSchema, 401: errorSchema, 403: errorSchema },
+      },
+    },
+    async (request) => twoFactorStatus(deps, request.auth!.user),
+  );
+
+  app.post(
+    '/api/auth/2fa/setup',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Voluntary enrollment (staff): the current password; answers the secret and its otpauth:// URL',
+        body: twoFactorSetupRequestSchema,
+        response: { 200: twoFactorSecretSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return withDelayHeader(reply, () => startSetup(deps, request.auth!.user, request.body.password, meta(request)));
+    },
+  );
+
+  app.post(
+    '/api/auth/2fa/setup/confirm',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Voluntary enrollment (staff): the first code; answers ten recovery codes (shown once)',
+        body: twoFactorSetupConfirmSchema,
+        response: { 200: recoveryCodesSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const codes = await withDelayHeader(reply, () =>
+        confirmSetup(deps, request.auth!.user, request.body.code, meta(request)),
+      );
+      return { recovery_codes: codes };
     },
   );
 

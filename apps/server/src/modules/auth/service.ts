@@ -1,16 +1,28 @@
 import {
   departmentOfRole,
+  type FailedAttempts,
   normalisePhone,
   type RegisterClientRequest,
   type RegisterStaffRequest,
   type User,
 } from '@brokerage/shared';
+import { emailTaken } from '../../platform/auth/users.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
 import type { UserRow } from '../../platform/db/types.js';
 import { actorFromUser, type Actor } from '../../platform/auth/actor.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../platform/auth/passwords.js';
 import { createSession } from '../../platform/auth/sessions.js';
+import {
+  clearSignInFailures,
+  delayPolicy,
+  noteRefusedAttempt,
+  recordSignInFailure,
+  signInWait,
+  takeSignInNotice,
+} from '../../platform/auth/sign-in-delays.js';
+import type { Db } from '../../platform/db/index.js';
+import { createChallenge, secondFactorStep } from './two-factor.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError, conflict, forbidden } from '../../platform/http/errors.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
@@ -34,41 +46,63 @@ export function digitsOf(phone: string): string {
   return phone.replace(/\D/g, '');
 }
 
-interface RequestMeta {
+export interface RequestMeta {
   ip: string;
   userAgent: string | undefined;
 }
 
+/** A refusal while a sign-in delay runs: 429 with Retry-After (the route sets the header from `seconds`). */
+export class SignInDelayed extends HttpError {
+  constructor(readonly seconds: number) {
+    super(429, 'login_delayed', { seconds });
+  }
+}
+
+/** What a right password earns: a session, or (staff with two-factor sign-in) a challenge for the next step. */
+export type LoginOutcome =
+  | { kind: 'session'; token: string; user: UserRow; failedAttempts?: FailedAttempts }
+  | { kind: 'enroll' | 'otp'; challenge: string; user: UserRow };
+
+/** The e-mail as counted by the sign-in delays: trimmed, lower case. */
+export const emailKeyOf = (email: string) => email.trim().toLowerCase();
+
 /**
- * Sign-in (decisions.md D8). An unknown e-mail and a wrong password get the same answer after the same work;
- * failures are counted per e-mail (known or not) and the 10th in a row locks it for 30 minutes, even against
- * the right password. Staff must also come from an address the whitelist allows; from any other address a staff
+ * Refuses with 429 while a sign-in delay runs for this (e-mail, address) or this address. The answer depends only on
+ * the counters of what was typed, so an unknown e-mail and a known one are refused alike.
+ */
+export async function checkSignInDelay(deps: AppDeps, emailKey: string, meta: RequestMeta): Promise<void> {
+  const wait = await signInWait(deps.db, emailKey, meta.ip, delayPolicy(deps.config));
+  if (wait <= 0) return;
+  const anonymous: Actor = { id: null, name: emailKey, role: 'system', department: null, ip: meta.ip };
+  await deps.db.transaction().execute(async (trx) => {
+    await noteRefusedAttempt(trx, emailKey, meta.ip);
+    await writeAudit(trx, anonymous, {
+      action: 'auth.login_failed',
+      entityType: 'login',
+      entityId: emailKey,
+      after: { reason: 'delayed', wait_seconds: wait },
+    });
+  });
+  throw new SignInDelayed(wait);
+}
+
+/**
+ * Sign-in (decisions.md D8 as amended by D20). An unknown e-mail and a wrong password get the same answer after the
+ * same work; failures slow down the (e-mail, address) pair and the address (platform/auth/sign-in-delays.ts) but never
+ * lock the account. Staff must also come from an address the whitelist allows; from any other address a staff
  * account gets the wrong-password answer whether the password is right or wrong (the audit row tells which).
+ * A right password of a staff member who uses (or must use) two-factor sign-in gives a challenge, not a session.
  */
 export async function login(
   deps: AppDeps,
   input: { email: string; password: string },
   meta: RequestMeta,
-): Promise<{ token: string; user: UserRow }> {
-  const { db, config } = deps;
-  const emailKey = input.email.trim().toLowerCase();
+): Promise<LoginOutcome> {
+  const { db } = deps;
+  const emailKey = emailKeyOf(input.email);
   const anonymous: Actor = { id: null, name: emailKey, role: 'system', department: null, ip: meta.ip };
 
-  const lock = await db
-    .selectFrom('login_failures')
-    .select(['failures', 'locked_until'])
-    .where('email_key', '=', emailKey)
-    .executeTakeFirst();
-  if (lock?.locked_until && new Date(lock.locked_until).getTime() > Date.now()) {
-    const minutes = Math.ceil((new Date(lock.locked_until).getTime() - Date.now()) / 60_000);
-    await writeAudit(db, anonymous, {
-      action: 'auth.login_failed',
-      entityType: 'login',
-      entityId: emailKey,
-      after: { reason: 'locked' },
-    });
-    throw new HttpError(429, 'login_locked', { minutes });
-  }
+  await checkSignInDelay(deps, emailKey, meta);
 
   const user = await db
     .selectFrom('users')
@@ -80,46 +114,31 @@ export async function login(
     ? await verifyPassword(user.password_hash, input.password)
     : (await verifyPassword(await dummyPasswordHash(), input.password), false);
   // A staff account asked for from outside a non-empty whitelist is refused whatever the password, after the same
-  // work, so such an address learns nothing about the password. It also counts as a failure in a row, right password
-  // or not: were only wrong ones counted, when the lock fell would tell a right guess from a wrong one.
+  // work, so such an address learns nothing about the password. It also counts as a failure, right password or not:
+  // were only wrong ones counted, when the delay starts would tell a right guess from a wrong one.
   const outsideWhitelist = user !== undefined && isStaffRole(user.role) && !(await deps.whitelist.allows(meta.ip));
 
   if (!user || !ok || outsideWhitelist) {
     await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('login_failures')
-        .values({ email_key: emailKey, failures: 1, last_failed_at: sql`now()` as never })
-        .onConflict((oc) =>
-          oc.column('email_key').doUpdateSet({
-            // A lock that has run out starts a new count.
-            failures: sql`case when login_failures.locked_until is not null and login_failures.locked_until <= now() then 1 else login_failures.failures + 1 end`,
-            last_failed_at: sql`now()`,
-            locked_until: sql`case when login_failures.locked_until <= now() then null else login_failures.locked_until end`,
-          }),
-        )
-        .returning('failures')
-        .executeTakeFirstOrThrow();
-      if (row.failures >= config.LOGIN_MAX_FAILURES) {
-        await trx
-          .updateTable('login_failures')
-          .set({ locked_until: sql`now() + make_interval(mins => ${config.LOGIN_LOCK_MINUTES})` })
-          .where('email_key', '=', emailKey)
-          .execute();
-      }
+      const failures = await recordSignInFailure(trx, delayPolicy(deps.config), {
+        emailKey,
+        ip: meta.ip,
+        userId: user?.id ?? null,
+      });
       if (outsideWhitelist) {
         // One row: the refused access. Whether the password was right is for the superadmin reading the log.
         await writeAudit(trx, actorFromUser(user, meta.ip), {
           action: 'access.denied',
           entityType: 'route',
           entityId: 'POST /api/auth/login',
-          after: { reason: 'ip_not_allowed', credentials_correct: ok, failures_in_a_row: row.failures },
+          after: { reason: 'ip_not_allowed', credentials_correct: ok, failures_in_a_row: failures },
         });
       } else {
         await writeAudit(trx, user ? actorFromUser(user, meta.ip) : anonymous, {
           action: 'auth.login_failed',
           entityType: 'login',
           entityId: emailKey,
-          after: { reason: 'bad_credentials', failures_in_a_row: row.failures },
+          after: { reason: 'bad_credentials', failures_in_a_row: failures },
         });
       }
     });
@@ -128,18 +147,45 @@ export async function login(
     throw new HttpError(401, 'login_invalid');
   }
 
-  const actor = actorFromUser(user, meta.ip);
-  const token = await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('login_failures').where('email_key', '=', emailKey).execute();
-    await trx
-      .updateTable('users')
-      .set({ last_login_at: sql`now()` })
-      .where('id', '=', user.id)
-      .execute();
-    await writeAudit(trx, actor, { action: 'auth.login', entityType: 'user', entityId: user.id });
-    return createSession(trx, user, deps.sessionPolicy, meta);
+  // Two-factor sign-in (issue 13 item 1): staff enrolled, or of a role that must be. The pair's failures are not
+  // cleared by the password alone, so wrong codes keep slowing down whoever knows it.
+  if (isStaffRole(user.role)) {
+    const step = await secondFactorStep(deps, user);
+    if (step) return { kind: step, challenge: await createChallenge(db, user.id, step, meta.ip), user };
+  }
+
+  const { token, failedAttempts } = await db
+    .transaction()
+    .execute((trx) => completeSignIn(trx, deps, user, meta, { action: 'auth.login' }));
+  return { kind: 'session', token, user, ...(failedAttempts ? { failedAttempts } : {}) };
+}
+
+/**
+ * The end of every successful sign-in, in the caller's transaction: the pair's failures are cleared, the sign-in is
+ * audited, the session created, and the failed attempts since the previous sign-in are taken for the answer.
+ */
+export async function completeSignIn(
+  trx: Db,
+  deps: AppDeps,
+  user: UserRow,
+  meta: RequestMeta,
+  audit: { action: 'auth.login' | 'auth.2fa_login'; after?: Record<string, unknown> },
+): Promise<{ token: string; failedAttempts: FailedAttempts | undefined }> {
+  await clearSignInFailures(trx, emailKeyOf(user.email), meta.ip);
+  await trx
+    .updateTable('users')
+    .set({ last_login_at: sql`now()` })
+    .where('id', '=', user.id)
+    .execute();
+  const failedAttempts = await takeSignInNotice(trx, user.id);
+  await writeAudit(trx, actorFromUser(user, meta.ip), {
+    action: audit.action,
+    entityType: 'user',
+    entityId: user.id,
+    ...(audit.after ? { after: audit.after } : {}),
   });
-  return { token, user };
+  const token = await createSession(trx, user, deps.sessionPolicy, meta);
+  return { token, failedAttempts };
 }
 
 export async function logout(deps: AppDeps, sessionId: string, actor: Actor): Promise<void> {
@@ -153,21 +199,10 @@ export async function logout(deps: AppDeps, sessionId: string, actor: Actor): Pr
   });
 }
 
-async function emailTaken(deps: AppDeps, email: string, exceptUserId?: string): Promise<boolean> {
-  let q = deps.db
-    .selectFrom('users')
-    .select('id')
-    .where(sql`lower(email)`, '=', email.toLowerCase())
-    .where('deleted_at', 'is', null);
-  if (exceptUserId) q = q.where('id', '!=', exceptUserId);
-  return (await q.executeTakeFirst()) !== undefined;
-}
-export { emailTaken };
-
 /** Staff creation from the staff page; only a superadmin may create another superadmin. */
 export async function registerStaff(deps: AppDeps, input: RegisterStaffRequest, actor: Actor): Promise<UserRow> {
   if (input.role === 'superadmin' && actor.role !== 'superadmin') throw forbidden('cannot_create_superadmin');
-  if (await emailTaken(deps, input.email)) throw conflict('email_taken');
+  if (await emailTaken(deps.db, input.email)) throw conflict('email_taken');
   const passwordHash = await hashPassword(input.password);
   const create = deps.db.transaction().execute(async (trx) => {
     const user = await trx
@@ -213,7 +248,7 @@ export async function registerClient(
   const phoneDigits = digitsOf(phone);
   // D17: a lead's phone is compared as E.164 (what was typed is kept for display).
   const phoneE164 = normalisePhone(phone, deps.config.DEFAULT_PHONE_REGION);
-  if (await emailTaken(deps, input.email)) throw conflict('email_taken');
+  if (await emailTaken(deps.db, input.email)) throw conflict('email_taken');
 
   const existingLead = await db
     .selectFrom('clients')

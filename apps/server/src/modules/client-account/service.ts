@@ -13,7 +13,7 @@ import { hashPassword } from '../../platform/auth/passwords.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
-import { creditPendingDeposits } from '../deposits/service.js';
+import { creditPendingDepositsTotal } from '../deposits/service.js';
 import { publishBalanceChanged } from '../ledger/live.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { openTradingAccount } from '../trading/service.js';
@@ -236,18 +236,12 @@ export async function verifyClientIdentity(
       .select('id')
       .where('client_id', '=', clientId)
       .executeTakeFirst();
-    const before = await trx
-      .selectFrom('deposits')
-      .select((eb) => [
-        eb.fn.countAll<string>().as('n'),
-        eb.fn.coalesce(eb.fn.sum<string>('amount_cents'), sql<string>`0`).as('cents'),
-      ])
-      .where('client_id', '=', clientId)
-      .where('deleted_at', 'is', null)
-      .where('credited_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    const credited = account ? await creditPendingDeposits(trx, clientId, Number(account.id)) : 0;
-    const creditedCents = credited > 0 ? Number(before.cents) : 0;
+    // D20: deposits whose crediting waits for a second person stay uncredited (creditPendingDepositsTotal skips them).
+    const total = account
+      ? await creditPendingDepositsTotal(trx, clientId, Number(account.id))
+      : { count: 0, cents: 0 };
+    const credited = total.count;
+    const creditedCents = total.cents;
     await writeAudit(trx, actor, {
       action: 'client.verify_identity',
       entityType: 'client',

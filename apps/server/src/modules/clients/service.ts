@@ -264,8 +264,8 @@ export async function listClients(deps: AppDeps, query: ClientsQuery, actor: Act
     .orderBy('clients.id', query.order)
     .limit(query.per_page)
     .offset((query.page - 1) * query.per_page);
-  const [{ total }, rows] = await Promise.all([
-    q.select(sql<string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+  const [counted, rows] = await Promise.all([
+    countClients(deps, query, actor, q),
     deps.db
       .selectFrom(pageIds.as('p'))
       .innerJoin('clients', 'clients.id', 'p.page_id')
@@ -275,7 +275,78 @@ export async function listClients(deps: AppDeps, query: ClientsQuery, actor: Act
       .orderBy('clients.id', query.order)
       .execute(),
   ]);
-  return { total: Number(total), items: (rows as unknown as ClientRow[]).map(toClient) };
+  return {
+    total: counted.total,
+    total_capped: counted.capped,
+    items: (rows as unknown as ClientRow[]).map(toClient),
+  };
+}
+
+/** Above this many matches a filtered list's total is given as 'more than' (decisions.md, the list's count). */
+export const CLIENTS_COUNT_CAP = 10_000;
+
+/** The filters the dashboard's rollup tables can count exactly: their rows are (day, manager, status, …). */
+const ROLLUP_FILTERS: ReadonlySet<string> = new Set([
+  'status',
+  'assigned_manager',
+  'created_date_from',
+  'created_date_to',
+]);
+const NOT_FILTERS: ReadonlySet<string> = new Set(['page', 'per_page', 'sort', 'order']);
+
+/**
+ * The list's total (issue 12, item 3). Exact and cheap where the filters are ones the dashboard's rollups (migration
+ * 0015, kept by triggers in the same transaction as every change to clients) already count: the default view, status,
+ * manager and creation dates — a sum over a few thousand rollup rows instead of counting a million leads, in the
+ * caller's scope by the same scope rule (D5). Any other filter (search, country, campaign, source, balance, comment
+ * date, affiliate) counts at most CLIENTS_COUNT_CAP + 1 matching rows: below the cap the total is exact, above it the
+ * answer says `total_capped` and the screen shows 'more than 10,000'.
+ */
+async function countClients(
+  deps: AppDeps,
+  query: ClientsQuery,
+  actor: Actor,
+  filtered: ReturnType<typeof filteredClients>,
+): Promise<{ total: number; capped: boolean }> {
+  const used = Object.entries(query).filter(
+    ([key, value]) =>
+      !NOT_FILTERS.has(key) && value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0),
+  );
+  if (used.every(([key]) => ROLLUP_FILTERS.has(key))) {
+    const dated = query.created_date_from !== undefined || query.created_date_to !== undefined;
+    let r = scopeClients(
+      deps.db.selectFrom(dated ? 'dashboard_clients_daily as r' : 'dashboard_clients_monthly as r'),
+      actor,
+      'r',
+    );
+    if (query.status?.length) r = r.where('r.status', 'in', query.status);
+    if (query.assigned_manager?.length) {
+      const ids = query.assigned_manager.filter((m) => m !== 'null');
+      const unassigned = query.assigned_manager.includes('null');
+      r = r.where((eb) =>
+        eb.or([
+          ...(ids.length ? [eb('r.assigned_manager', 'in', ids)] : []),
+          ...(unassigned ? [eb('r.assigned_manager', 'is', null)] : []),
+        ]),
+      );
+    }
+    // The rollup's day is the creation day in the business time zone, exactly the list's date filter.
+    if (query.created_date_from) r = r.where('r.day', '>=', sql<string>`${query.created_date_from}::date`);
+    if (query.created_date_to) r = r.where('r.day', '<=', sql<string>`${query.created_date_to}::date`);
+    const { total } = await r.select(sql<string>`coalesce(sum(r.clients), 0)`.as('total')).executeTakeFirstOrThrow();
+    return { total: Number(total), capped: false };
+  }
+  const { total } = await deps.db
+    .selectFrom(
+      filtered
+        .select('clients.id')
+        .limit(CLIENTS_COUNT_CAP + 1)
+        .as('f'),
+    )
+    .select(sql<string>`count(*)`.as('total'))
+    .executeTakeFirstOrThrow();
+  const n = Number(total);
+  return n > CLIENTS_COUNT_CAP ? { total: CLIENTS_COUNT_CAP, capped: true } : { total: n, capped: false };
 }
 
 /** The card's extra fields (§3 lead-provider fields, D13): where the lead came from. */

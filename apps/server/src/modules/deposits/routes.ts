@@ -11,14 +11,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
 import { publishBalanceChanged } from '../ledger/live.js';
-import { idempotencyHeaders } from '../trading/routes.js';
+import { idempotencyHeaders } from '../ledger/idempotency.js';
 import { createDeposit, deleteDeposit, listDeposits, updateDeposit, type DepositDeps } from './service.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
 
 /** Deposits recorded by staff (back-office.md §2.6, §2.10, §7; decisions.md D3, D5). */
 export const depositRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, opts) => {
-  const deps: DepositDeps = { db: opts.deps.db, timeZone: opts.deps.config.BUSINESS_TIMEZONE };
+  const deps: DepositDeps = {
+    db: opts.deps.db,
+    timeZone: opts.deps.config.BUSINESS_TIMEZONE,
+    secondApprovalCents: Math.round(opts.deps.config.MANUAL_CREDIT_SECOND_APPROVAL * 100),
+  };
+  const approval = { secondApprovalCents: deps.secondApprovalCents ?? 0 };
   /** After a write has committed: tell the client's open screens their balance moved (D11). */
   const announce = async (body: { client_id: number; balance: number | null }) => {
     if (body.balance === null) return;
@@ -66,7 +71,7 @@ export const depositRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
           key: request.headers[IDEMPOTENCY_HEADER],
           request: request.body,
         },
-        async (trx) => ({ status: 201, body: await createDeposit(trx, actor, request.body) }),
+        async (trx) => ({ status: 201, body: await createDeposit(trx, actor, request.body, approval) }),
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       else await announce(result.body);

@@ -20,6 +20,13 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { lockBalance, postEntry, type Trx } from '../ledger/service.js';
 import { enqueuePostback } from '../postbacks/outbox.js';
+import {
+  dropPendingCredit,
+  needsSecondApproval,
+  pendingCreditOfDeposit,
+  requestManualCredit,
+  setPendingAmount,
+} from '../manual-credits/service.js';
 
 /**
  * Deposits recorded in the CRM (back-office.md §2.6, §2.10; decisions.md D3). A deposit credits the client's trading
@@ -33,7 +40,18 @@ import { enqueuePostback } from '../postbacks/outbox.js';
 export interface DepositDeps {
   db: Db;
   timeZone: string;
+  /** MANUAL_CREDIT_SECOND_APPROVAL in cents (D20); 0 or absent = off. */
+  secondApprovalCents?: number;
 }
+
+/**
+ * D20: how a deposit write treats the crediting of a large deposit. The routes pass MANUAL_CREDIT_SECOND_APPROVAL;
+ * the demo seed passes SEED_CREDITS (it acts as the system, which the rule exempts).
+ */
+export interface CreditApproval {
+  secondApprovalCents: number;
+}
+export const SEED_CREDITS: CreditApproval = { secondApprovalCents: 0 };
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -117,7 +135,23 @@ export type DepositRow = {
   credited_at: Date | string | null;
   assigned_manager: string | null;
   assigned_manager_name: string | null;
+  credit_id?: string | number | null;
+  credit_status?: 'pending' | 'confirmed' | 'cancelled' | null;
 };
+
+/** D20: the deposit's latest manual credit and its state (for the card and the write answers). */
+function creditColumns() {
+  return [
+    sql<string | null>`(select mc.id from manual_credits mc where mc.deposit_id = d.id order by mc.id desc limit 1)`.as(
+      'credit_id',
+    ),
+    sql<
+      'pending' | 'confirmed' | 'cancelled' | null
+    >`(select mc.status from manual_credits mc where mc.deposit_id = d.id order by mc.id desc limit 1)`.as(
+      'credit_status',
+    ),
+  ] as const;
+}
 
 export function toDeposit(r: DepositRow): Deposit {
   return {
@@ -133,6 +167,8 @@ export function toDeposit(r: DepositRow): Deposit {
     assigned_manager: r.assigned_manager,
     assigned_manager_name: r.assigned_manager_name,
     credited: r.credited_at !== null,
+    credit_id: r.credit_id === null || r.credit_id === undefined ? null : Number(r.credit_id),
+    credit_status: r.credit_status ?? null,
   };
 }
 
@@ -141,7 +177,7 @@ async function answer(trx: Trx, id: number, accountId: number | null): Promise<D
     .selectFrom('deposits as d')
     .innerJoin('clients', 'clients.id', 'd.client_id')
     .leftJoin('users as m', 'm.id', 'clients.assigned_manager')
-    .select([...DEPOSIT_COLUMNS])
+    .select([...DEPOSIT_COLUMNS, ...creditColumns()])
     .where('d.id', '=', id)
     .executeTakeFirstOrThrow();
   const balance =
@@ -167,11 +203,18 @@ function cents(amount: number): number {
 
 /**
  * POST /api/deposits, in the caller's transaction (the route makes it idempotent). The first live deposit of a client
- * is ftd and turns a client in status new into ftd.
+ * is ftd and turns a client in status new into ftd. Above MANUAL_CREDIT_SECOND_APPROVAL (D20) the deposit is recorded
+ * exactly the same way but its crediting waits for a second staff member (a pending manual credit of kind 'deposit').
  */
-export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate): Promise<DepositWriteResponse> {
+export async function createDeposit(
+  trx: Trx,
+  actor: Actor,
+  input: DepositCreate,
+  approval: CreditApproval,
+): Promise<DepositWriteResponse> {
   const client = await lockClient(trx, actor, input.client_id);
   const amountCents = cents(input.amount);
+  const waits = needsSecondApproval(actor, amountCents, approval.secondApprovalCents);
   const prior = await trx
     .selectFrom('deposits')
     .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -180,6 +223,8 @@ export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate
     .executeTakeFirstOrThrow();
   // An unconfirmed link to this lead (issue 9 finding 1) keeps its deposits pending until the identity is confirmed.
   const accountId = client.identity_verified ? await accountOf(trx, input.client_id) : null;
+  // D20: a large one is credited only once a second person confirmed it (and, still, the identity and the account).
+  const creditNow = accountId !== null && !waits;
   const row = await trx
     .insertInto('deposits')
     .values({
@@ -189,14 +234,24 @@ export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate
       notes: input.notes ?? '',
       created_by: actor.id,
       created_by_name: actor.name,
-      credited_at: accountId === null ? null : new Date(),
+      credited_at: creditNow ? new Date() : null,
       // The dashboard attributes the deposit to the manager who has the client now, for good (issue 11).
       attributed_manager: client.assigned_manager,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   const id = Number(row.id);
-  if (accountId !== null) {
+  const creditId = waits
+    ? await requestManualCredit(trx, actor, {
+        kind: 'deposit',
+        clientId: input.client_id,
+        accountId: await accountOf(trx, input.client_id),
+        depositId: id,
+        amountCents,
+        reason: input.notes ?? '',
+      })
+    : null;
+  if (creditNow) {
     await postEntry(trx, {
       accountId,
       kind: 'deposit',
@@ -227,6 +282,7 @@ export async function createDeposit(trx: Trx, actor: Actor, input: DepositCreate
       amount: result.amount,
       deposit_type: result.deposit_type,
       credited: result.credited,
+      ...(creditId !== null ? { credit_id: creditId, credit_status: 'pending' } : {}),
       ...(firstDeposit && client.status === 'new' ? { client_status: 'ftd' } : {}),
     },
   });
@@ -270,7 +326,12 @@ async function correct(
   await postEntry(trx, { accountId, kind: 'deposit_correction', amountCents: deltaCents, reference, actor });
 }
 
-/** PUT /api/deposits/:id: a new amount posts a correction of the difference (if the deposit was credited). */
+/**
+ * PUT /api/deposits/:id: a new amount posts a correction of the difference (if the deposit was credited). D20: an edit
+ * that raises a credited deposit to above MANUAL_CREDIT_SECOND_APPROVAL posts nothing yet: the difference becomes a
+ * pending 'deposit_edit' credit (one per deposit: a later edit replaces it). While a deposit's own crediting waits, its
+ * pending credit follows the new amount; an uncredited deposit raised above the threshold gets one.
+ */
 export async function updateDeposit(
   deps: DepositDeps,
   actor: Actor,
@@ -284,15 +345,44 @@ export async function updateDeposit(
     const newCents = cents(input.amount);
     const revision = deposit.revision + 1;
     const accountId = await accountOf(trx, clientId);
+    const pending = await pendingCreditOfDeposit(trx, id);
+    const raisedAbove = newCents > oldCents && needsSecondApproval(actor, newCents, deps.secondApprovalCents ?? 0);
+    let creditId: number | null = null;
     if (deposit.credited_at !== null && accountId !== null) {
-      await correct(
-        trx,
-        actor,
+      // What the ledger holds for it: the amount less a difference that still waits.
+      const creditedCents = oldCents - (pending?.kind === 'deposit_edit' ? pending.amountCents : 0);
+      const delta = newCents - creditedCents;
+      if (delta > 0 && raisedAbove) {
+        if (pending) {
+          await setPendingAmount(trx, pending.id, delta);
+          creditId = pending.id;
+        } else {
+          creditId = await requestManualCredit(trx, actor, {
+            kind: 'deposit_edit',
+            clientId,
+            accountId,
+            depositId: id,
+            amountCents: delta,
+            reason: input.notes ?? deposit.notes,
+          });
+        }
+      } else {
+        if (pending) await dropPendingCredit(trx, actor, pending.id, 'deposit edited');
+        await correct(trx, actor, accountId, delta, `deposit:${id}:edit:${revision}`, 'deposit_edit_overdraws');
+      }
+    } else if (pending) {
+      // Its crediting waits: the credit follows the amount.
+      await setPendingAmount(trx, pending.id, newCents);
+      creditId = pending.id;
+    } else if (raisedAbove) {
+      creditId = await requestManualCredit(trx, actor, {
+        kind: 'deposit',
+        clientId,
         accountId,
-        newCents - oldCents,
-        `deposit:${id}:edit:${revision}`,
-        'deposit_edit_overdraws',
-      );
+        depositId: id,
+        amountCents: newCents,
+        reason: input.notes ?? deposit.notes,
+      });
     }
     await trx
       .updateTable('deposits')
@@ -305,7 +395,12 @@ export async function updateDeposit(
       entityType: 'deposit',
       entityId: id,
       before: { client_id: clientId, amount: centsToDollars(oldCents), notes: deposit.notes },
-      after: { client_id: clientId, amount: centsToDollars(newCents), notes: input.notes ?? deposit.notes },
+      after: {
+        client_id: clientId,
+        amount: centsToDollars(newCents),
+        notes: input.notes ?? deposit.notes,
+        ...(creditId !== null ? { credit_id: creditId, credit_status: 'pending' } : {}),
+      },
     });
     return answer(trx, id, accountId);
   });
@@ -318,8 +413,12 @@ export async function deleteDeposit(deps: DepositDeps, actor: Actor, id: number)
     const clientId = Number(deposit.client_id);
     const amountCents = Number(deposit.amount_cents);
     const accountId = await accountOf(trx, clientId);
+    const pending = await pendingCreditOfDeposit(trx, id);
+    if (pending) await dropPendingCredit(trx, actor, pending.id, 'deposit deleted');
     if (deposit.credited_at !== null && accountId !== null) {
-      await correct(trx, actor, accountId, -amountCents, `deposit:${id}:delete`, 'deposit_delete_overdraws');
+      // A difference that was still waiting (D20) never reached the ledger, so it is not taken back.
+      const creditedCents = amountCents - (pending?.kind === 'deposit_edit' ? pending.amountCents : 0);
+      await correct(trx, actor, accountId, -creditedCents, `deposit:${id}:delete`, 'deposit_delete_overdraws');
     }
     await trx
       .updateTable('deposits')
@@ -337,6 +436,7 @@ export async function deleteDeposit(deps: DepositDeps, actor: Actor, id: number)
         deposit_type: deposit.deposit_type,
         notes: deposit.notes,
       },
+      ...(pending ? { after: { cancelled_credit_id: pending.id } } : {}),
     });
     return answer(trx, id, accountId);
   });
@@ -345,9 +445,14 @@ export async function deleteDeposit(deps: DepositDeps, actor: Actor, id: number)
 /**
  * Credits the live deposits recorded before the client had a trading account (D3), in the transaction that opens the
  * account. The client row is locked first, so a deposit recorded at the same moment is either seen here or sees the
- * account.
+ * account. D20: a deposit whose crediting waits for a second person (or was cancelled) is not credited here; one whose
+ * crediting was confirmed is. Answers how many and how much were credited.
  */
-export async function creditPendingDeposits(trx: Db, clientId: number, accountId: number): Promise<number> {
+export async function creditPendingDepositsTotal(
+  trx: Db,
+  clientId: number,
+  accountId: number,
+): Promise<{ count: number; cents: number }> {
   const client = await trx
     .selectFrom('clients')
     .select('identity_verified')
@@ -355,13 +460,16 @@ export async function creditPendingDeposits(trx: Db, clientId: number, accountId
     .forUpdate()
     .executeTakeFirst();
   // A registration linked to an existing lead gets its deposits only once a person confirmed who it is (finding 1).
-  if (!client?.identity_verified) return 0;
+  if (!client?.identity_verified) return { count: 0, cents: 0 };
   const pending = await trx
     .selectFrom('deposits')
     .select(['id', 'amount_cents', 'created_by', 'notes'])
     .where('client_id', '=', clientId)
     .where('deleted_at', 'is', null)
     .where('credited_at', 'is', null)
+    .where(
+      sql<boolean>`coalesce((select mc.status from manual_credits mc where mc.deposit_id = deposits.id order by mc.id desc limit 1), 'confirmed') = 'confirmed'`,
+    )
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -380,7 +488,12 @@ export async function creditPendingDeposits(trx: Db, clientId: number, accountId
       .where('id', '=', d.id)
       .execute();
   }
-  return pending.length;
+  return { count: pending.length, cents: pending.reduce((sum, d) => sum + Number(d.amount_cents), 0) };
+}
+
+/** creditPendingDepositsTotal, answering how many deposits were credited. */
+export async function creditPendingDeposits(trx: Db, clientId: number, accountId: number): Promise<number> {
+  return (await creditPendingDepositsTotal(trx, clientId, accountId)).count;
 }
 
 /**
@@ -436,7 +549,7 @@ export async function listDeposits(deps: DepositDeps, actor: Actor, query: Depos
       ])
       .executeTakeFirstOrThrow(),
     q
-      .select([...DEPOSIT_COLUMNS])
+      .select([...DEPOSIT_COLUMNS, ...creditColumns()])
       .orderBy('d.created_at', query.order)
       .orderBy('d.id', query.order)
       .limit(query.per_page)

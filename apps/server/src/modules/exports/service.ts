@@ -60,7 +60,72 @@ export function affiliateOfCampaign(campaign: string): string | null {
   return at < 0 ? null : campaign.slice(at + 3).trim() || null;
 }
 
-type ExportClientRow = ClientRow & { affiliate_name: string | null };
+/** A client row as the export reads it: the list's columns and the affiliate's name. */
+export type ExportClientRow = Pick<
+  ClientRow,
+  | 'id'
+  | 'name'
+  | 'email'
+  | 'phone'
+  | 'country'
+  | 'status'
+  | 'campaign'
+  | 'source'
+  | 'total_deposits_cents'
+  | 'ftd'
+  | 'assigned_manager'
+  | 'assigned_manager_name'
+  | 'last_comment_date'
+  | 'created_at'
+> & { affiliate_name: string | null };
+
+/**
+ * The clients sheet of the export: its name, header, widths and how a row becomes its cells (status label, dollars,
+ * yes/no, the affiliate rule, dd.mm.yyyy hh:mm in the business zone). One definition, also used by bench:clients'
+ * baseline so the two write the same sheet.
+ */
+export function clientsSheet(lang: Lang, timeZone: string) {
+  const L: ExportLabels = EXPORT_LABELS[lang];
+  const when = dateTimeFormatter(timeZone);
+  const c = L.clients;
+  const statuses = L.statuses as Record<string, string>;
+  return {
+    name: L.clientsSheet,
+    header: [
+      c.id,
+      c.name,
+      c.email,
+      c.phone,
+      c.country,
+      c.status,
+      c.campaign,
+      c.source,
+      c.affiliate,
+      c.balance,
+      c.ftd,
+      c.manager,
+      c.lastComment,
+      c.createdAt,
+    ],
+    widths: [10, 28, 30, 18, 16, 16, 24, 14, 18, 12, 6, 22, 18, 18],
+    cells: (r: ExportClientRow): CellValue[] => [
+      Number(r.id),
+      r.name,
+      r.email,
+      r.phone,
+      r.country,
+      statuses[r.status] ?? r.status,
+      r.campaign,
+      r.source,
+      r.affiliate_name ?? affiliateOfCampaign(r.campaign),
+      centsToDollars(r.total_deposits_cents),
+      r.ftd ? L.yes : L.no,
+      r.assigned_manager === null ? L.unassigned : (r.assigned_manager_name ?? ''),
+      when(r.last_comment_date),
+      when(r.created_at),
+    ],
+  };
+}
 
 /** Drops the undefined and empty filters, so the audit row shows only what was asked. */
 function usedFilters(filters: object): Record<string, unknown> {
@@ -145,36 +210,14 @@ export async function exportClients(
   lang: Lang,
   log: FastifyBaseLogger,
 ): Promise<ExportRun> {
-  const L: ExportLabels = EXPORT_LABELS[lang];
   const tz = deps.config.BUSINESS_TIMEZONE;
-  const when = dateTimeFormatter(tz);
-  const c = L.clients;
-  const sheet = createXlsxSheetStream(
-    L.clientsSheet,
-    [
-      c.id,
-      c.name,
-      c.email,
-      c.phone,
-      c.country,
-      c.status,
-      c.campaign,
-      c.source,
-      c.affiliate,
-      c.balance,
-      c.ftd,
-      c.manager,
-      c.lastComment,
-      c.createdAt,
-    ],
-    [10, 28, 30, 18, 16, 16, 24, 14, 18, 12, 6, 22, 18, 18],
-  );
+  const layout = clientsSheet(lang, tz);
+  const sheet = createXlsxSheetStream(layout.name, layout.header, layout.widths);
   // Building the query checks the filters before the first byte is sent, so a refusal is still a clean 4xx.
   // The affiliate column: the lead's affiliate's name (kept after the affiliate is deleted), else the campaign rule.
   const base = filteredClients(deps, filters, actor)
     .leftJoin('affiliates as af', 'af.id', 'clients.affiliate_id')
     .select([...CLIENT_COLUMNS, 'af.name as affiliate_name']);
-  const statuses = L.statuses as Record<string, string>;
   const { done, cancel } = run<ExportClientRow>({
     deps,
     actor,
@@ -182,22 +225,7 @@ export async function exportClients(
     sheet,
     batch: keysetBatches<ExportClientRow>(base, 'clients.id'),
     idOf: (r) => Number(r.id),
-    cells: (r) => [
-      Number(r.id),
-      r.name,
-      r.email,
-      r.phone,
-      r.country,
-      statuses[r.status] ?? r.status,
-      r.campaign,
-      r.source,
-      r.affiliate_name ?? affiliateOfCampaign(r.campaign),
-      centsToDollars(r.total_deposits_cents),
-      r.ftd ? L.yes : L.no,
-      r.assigned_manager === null ? L.unassigned : (r.assigned_manager_name ?? ''),
-      when(r.last_comment_date),
-      when(r.created_at),
-    ],
+    cells: layout.cells,
     audit: { action: 'client.export', entityType: 'client', filters: usedFilters(filters) },
   });
   return { stream: sheet.stream, filename: `clients_export_${today(tz)}.xlsx`, done, cancel };

@@ -13,7 +13,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { EXTERNAL_API_TAG } from '../../platform/http/openapi.js';
 import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
-import { idempotencyHeaders } from '../trading/routes.js';
+import { idempotencyHeaders } from '../ledger/idempotency.js';
 import { authenticateAffiliate, takeRateSlot, type AffiliateCaller } from './access.js';
 import { leadPhone, listAffiliateLeads, postLead, type IncomingLead, type LeadSource } from './service.js';
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
@@ -151,3 +152,13 @@ export async function pruneIdempotencyKeys(db: Db, olderThan: Date): Promise<num
     .executeTakeFirst();
   return Number(users.numDeletedRows ?? 0n) + Number(tokens.numDeletedRows ?? 0n);
 }
+
+/** Documents the header; other headers pass through untouched. */
+export const idempotencyHeaders = z.looseObject({
+  [IDEMPOTENCY_HEADER]: z
+    .string()
+    .optional()
+    .describe(
+      'Retry-safe key (1–200 printable ASCII characters): a retry with the same key and body returns the first answer',
+    ),
+});

@@ -20,10 +20,18 @@ interface Cached<T> {
   at: number;
 }
 
-/** Today's events first, then by date and time (client-platform.md §2.8). */
+/** Today's events first (client-platform.md §2.8), then by date and time as below. */
 export function sortCalendar(events: CalendarEvent[], today: string): CalendarEvent[] {
-  const key = (e: CalendarEvent) => `${e.date === today ? '0' : '1'}${e.date}${e.time ?? '99:99'}`;
-  return [...events].sort((a, b) => key(a).localeCompare(key(b)));
+  // Issue 15 defect 13: today's events, then the coming ones (soonest first), then the past ones (latest first), so
+  // a dated snapshot opens on its newest events rather than its oldest.
+  const group = (e: CalendarEvent) => (e.date === today ? 0 : e.date > today ? 1 : 2);
+  const at = (e: CalendarEvent) => `${e.date}${e.time ?? '99:99'}`;
+  return [...events].sort((a, b) => {
+    const g = group(a) - group(b);
+    if (g !== 0) return g;
+    const order = at(a).localeCompare(at(b));
+    return group(a) === 2 ? -order : order;
+  });
 }
 
 /**

@@ -37,6 +37,7 @@ type Row = {
   scheduled_time: Date | string | null;
   amount_cents: string | number | null;
   withdrawal_id: string | number | null;
+  method_title: string | null;
 };
 
 const num = (v: string | number | null) => (v === null ? null : Number(v));
@@ -55,6 +56,7 @@ export function toNotification(r: Row): Notification {
     scheduled_time: iso(r.scheduled_time),
     amount: r.amount_cents === null ? null : centsToDollars(r.amount_cents),
     withdrawal_id: num(r.withdrawal_id),
+    method: r.method_title ?? null,
   };
 }
 
@@ -70,6 +72,7 @@ const COLUMNS = [
   'scheduled_time',
   'amount_cents',
   'withdrawal_id',
+  'method_title',
 ] as const;
 
 // ---------------------------------------------------------------- the caller's notifications (routes)
@@ -212,6 +215,51 @@ export async function notifyWithdrawalRequested(
     )
     .onConflict((oc) => oc.columns(['user_id', 'dedupe_key']).where('dedupe_key', 'is not', null).doNothing())
     .execute();
+}
+
+/**
+ * 'deposit intent' (D21): a client confirmed a top-up. The client's manager is told; when the client has no manager
+ * (or the manager's account is deleted), every retention team lead is.
+ */
+export async function notifyDepositIntent(
+  trx: Db,
+  input: { intentId: number | string; clientId: number | string; amountCents: number; methodTitle: string },
+): Promise<string[]> {
+  const client = await trx
+    .selectFrom('clients')
+    .leftJoin('users as m', (j) => j.onRef('m.id', '=', 'clients.assigned_manager').on('m.deleted_at', 'is', null))
+    .select(['clients.id', 'clients.name', 'm.id as manager_id', 'm.role as manager_role'])
+    .where('clients.id', '=', Number(input.clientId))
+    .executeTakeFirst();
+  if (!client) return [];
+  let recipients: string[] =
+    client.manager_id && client.manager_role && client.manager_role !== 'client' ? [client.manager_id] : [];
+  if (recipients.length === 0) {
+    const leads = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('role', '=', 'team_lead_retention')
+      .where('deleted_at', 'is', null)
+      .execute();
+    recipients = leads.map((u) => u.id);
+  }
+  if (recipients.length === 0) return [];
+  await trx
+    .insertInto('notifications')
+    .values(
+      recipients.map((userId) => ({
+        user_id: userId,
+        type: 'deposit_intent' as const,
+        client_id: client.id,
+        client_name: client.name,
+        amount_cents: input.amountCents,
+        method_title: input.methodTitle,
+        dedupe_key: `deposit_intent:${input.intentId}`,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['user_id', 'dedupe_key']).where('dedupe_key', 'is not', null).doNothing())
+    .execute();
+  return recipients;
 }
 
 // ---------------------------------------------------------------- the reminder scan and the outbox (worker.ts)

@@ -23,8 +23,8 @@ export class CompositeSource implements PriceSource {
   pump(now: Date): void {
     for (const s of this.sources) s.pump?.(now);
   }
-  resume(latest: ReadonlyMap<string, string>): void {
-    for (const s of this.sources) s.resume?.(latest);
+  resume(latest: ReadonlyMap<string, string>): string[] {
+    return this.sources.flatMap((s) => s.resume?.(latest) ?? []);
   }
 }
 

@@ -9,12 +9,18 @@ import {
   symbolParam,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { PriceService } from './service.js';
 import type { AppDeps } from '../../platform/deps.js';
-import type { TradingEngine } from '../trading/engine.js';
 import { candles } from './candles.js';
 import { quoteHistory } from './ticks.js';
 
-export const priceRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; engine: TradingEngine }> = async (
+/** What the price routes read of the running feed (the trading engine provides it; prices need not know the engine). */
+export interface PriceFeedView {
+  prices: Pick<PriceService, 'latest'>;
+  now(): Date;
+}
+
+export const priceRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; engine: PriceFeedView }> = async (
   app,
   { deps, engine },
 ) => {

@@ -109,7 +109,9 @@ export class PriceService {
       const current = this.latestBySymbol.get(symbol);
       if (!current || current.at < latest.at) this.latestBySymbol.set(symbol, latest);
     }
-    source.resume?.(new Map([...stored].map(([s, l]) => [s, l.price])));
+    const dropped = source.resume?.(new Map([...stored].map(([s, l]) => [s, l.price])));
+    if (dropped && dropped.length > 0)
+      this.log?.warn({ symbols: dropped }, 'stored prices too far from the reference; restarting them from it (D18)');
     this.source = source;
     await source.start((tick) => this.ingest(tick));
     if (options.timers ?? true) {

@@ -3,19 +3,37 @@ import { systemClock, type Clock, type PriceSource, type TickHandler, type Timed
 
 export interface SimulatorOptions extends TimedSourceOptions {
   symbols?: readonly string[];
-  /** Uniform in [0, 1); injectable so a test can make every move known. */
+  /** Uniform in [0, 1); injectable so a test can make every move known (or reproducible, with a seeded generator). */
   random?: () => number;
   intervalMs?: number;
-  /** Volatility per symbol; the catalogue's (client-platform.md §9) by default. */
+  /** Annualised volatility per symbol; the catalogue's (decision D18) by default. */
   volatility?: (symbol: string) => number;
+  /** Mean-reversion speed per year (θ); MEAN_REVERSION_PER_YEAR by default, 0 for a pure GBM. */
+  meanReversion?: number;
 }
 
 /** After a pause longer than this many intervals the simulator does not replay the gap tick by tick. */
 const MAX_CATCH_UP = 10;
+const YEAR_MS = 365.25 * 24 * 3600 * 1000;
+/**
+ * D18's weak pull towards the reference price: θ per year for the log price, a half-life of 30 days. The log price's
+ * long-run spread around the reference is then σ / √(2θ): about ±1.7 % for a major FX pair, ±14 % for a stock, ±22 %
+ * for bitcoin, so a server running for months stays plausible while a day still looks free.
+ */
+export const MEAN_REVERSION_PER_YEAR = Math.LN2 / (30 / 365.25);
+/**
+ * A stored price farther from the reference than this many long-run spreads (|ln(price / reference)|) is not resumed
+ * from: it was drawn by the old rule (§9's per-tick volatility, every symbol §9 did not list at 100), or the reference
+ * changed. The simulator starts that symbol from the reference instead (D18, docs/decisions.md).
+ */
+export const RESUME_LIMIT_SPREADS = 6;
 
 /**
- * The built-in price source (client-platform.md §9): one tick per asset per second, each moving by
- * (random − 0.5) × volatility × price, never below 99 % of the previous price, rounded to the symbol's decimals.
+ * The built-in price source (decision D18, replacing client-platform.md §9's per-tick rule): one tick per asset per
+ * interval (1 s), the log price moving by geometric Brownian motion scaled to the interval (σ·√Δt, Δt in years) with
+ * a weak Ornstein–Uhlenbeck pull towards the symbol's reference price:
+ *   ln S' = ln S − θ·ln(S / ref)·Δt − σ²/2·Δt + σ·√Δt·Z,  Z ~ N(0, 1).
+ * The unrounded price is kept between ticks; what is emitted is rounded to the symbol's decimals.
  */
 export class SimulatorSource implements PriceSource {
   readonly name = 'simulator';
@@ -25,7 +43,11 @@ export class SimulatorSource implements PriceSource {
   private readonly intervalMs: number;
   private readonly timers: boolean;
   private readonly volatility: (symbol: string) => number;
-  private readonly prices = new Map<string, string>();
+  private readonly theta: number;
+  private readonly dtYears: number;
+  /** The unrounded current price per symbol. */
+  private readonly prices = new Map<string, number>();
+  private spareNormal: number | null = null;
   private onTick: TickHandler | null = null;
   private nextAt = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -36,15 +58,39 @@ export class SimulatorSource implements PriceSource {
     this.random = options.random ?? Math.random;
     this.intervalMs = options.intervalMs ?? 1000;
     this.timers = options.timers ?? true;
-    this.volatility = options.volatility ?? ((symbol) => findAsset(symbol)!.volatility);
-    for (const symbol of this.symbols) this.prices.set(symbol, findAsset(symbol)!.basePrice);
+    this.volatility = options.volatility ?? ((symbol) => findAsset(symbol)!.annualVolatility);
+    this.theta = options.meanReversion ?? MEAN_REVERSION_PER_YEAR;
+    this.dtYears = this.intervalMs / YEAR_MS;
+    for (const symbol of this.symbols) this.prices.set(symbol, Number(findAsset(symbol)!.basePrice));
   }
 
-  resume(latest: ReadonlyMap<string, string>): void {
+  /** The long-run spread of ln(price / reference) of a symbol: σ / √(2θ) (σ itself over a year without reversion). */
+  longRunSpread(symbol: string): number {
+    const sigma = this.volatility(symbol);
+    return this.theta > 0 ? sigma / Math.sqrt(2 * this.theta) : sigma;
+  }
+
+  /**
+   * Continue from the last stored prices (D18). A stored price too far from the reference (RESUME_LIMIT_SPREADS) is
+   * dropped and the symbol restarts from its reference; the symbols dropped are returned (the service logs them).
+   */
+  resume(latest: ReadonlyMap<string, string>): string[] {
+    const dropped: string[] = [];
     for (const symbol of this.symbols) {
-      const price = latest.get(symbol);
-      if (price) this.prices.set(symbol, roundDecimal(price, findAsset(symbol)!.decimals));
+      const stored = latest.get(symbol);
+      if (!stored) continue;
+      const price = Number(stored);
+      const reference = Number(findAsset(symbol)!.basePrice);
+      const far =
+        !(price > 0) || Math.abs(Math.log(price / reference)) > RESUME_LIMIT_SPREADS * this.longRunSpread(symbol);
+      if (far) {
+        dropped.push(symbol);
+        this.prices.set(symbol, reference);
+      } else {
+        this.prices.set(symbol, price);
+      }
     }
+    return dropped;
   }
 
   start(onTick: TickHandler): void {
@@ -74,23 +120,44 @@ export class SimulatorSource implements PriceSource {
     }
   }
 
-  /** The next price of one symbol from the previous one (exported for the unit test of the rule). */
-  step(symbol: string, previous: string): string {
+  /** A standard normal draw (Box–Muller over the injected uniform source). */
+  private normal(): number {
+    if (this.spareNormal !== null) {
+      const z = this.spareNormal;
+      this.spareNormal = null;
+      return z;
+    }
+    const u1 = Math.max(this.random(), Number.MIN_VALUE);
+    const u2 = this.random();
+    const r = Math.sqrt(-2 * Math.log(u1));
+    this.spareNormal = r * Math.sin(2 * Math.PI * u2);
+    return r * Math.cos(2 * Math.PI * u2);
+  }
+
+  /** The next unrounded price of one symbol from the previous one, given a standard normal draw z (tested directly). */
+  next(symbol: string, previous: number, z: number): number {
+    const sigma = this.volatility(symbol);
+    const reference = Number(findAsset(symbol)!.basePrice);
+    const dt = this.dtYears;
+    const logNext =
+      Math.log(previous) -
+      this.theta * Math.log(previous / reference) * dt -
+      (sigma * sigma * dt) / 2 +
+      sigma * Math.sqrt(dt) * z;
+    return Math.exp(logNext);
+  }
+
+  /** The current price of a symbol as quoted (rounded to its decimals, never 0). */
+  quote(symbol: string): string {
     const asset = findAsset(symbol)!;
-    const prev = Number(previous);
-    const move = (this.random() - 0.5) * this.volatility(symbol) * prev;
-    const next = Math.max(prev + move, prev * 0.99);
-    const rounded = roundDecimal(next, asset.decimals);
-    // Never 0: the smallest quotable price.
+    const rounded = roundDecimal(this.prices.get(symbol)!, asset.decimals);
     return Number(rounded) > 0 ? rounded : roundDecimal(10 ** -asset.decimals, asset.decimals);
   }
 
   private emitAll(at: Date, move: boolean): void {
     for (const symbol of this.symbols) {
-      const previous = this.prices.get(symbol)!;
-      const price = move ? this.step(symbol, previous) : previous;
-      this.prices.set(symbol, price);
-      this.onTick?.({ symbol, price, at });
+      if (move) this.prices.set(symbol, this.next(symbol, this.prices.get(symbol)!, this.normal()));
+      this.onTick?.({ symbol, price: this.quote(symbol), at });
     }
   }
 }

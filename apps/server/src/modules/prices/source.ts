@@ -27,8 +27,11 @@ export interface PriceSource {
    * call it directly with a controlled clock instead of sleeping.
    */
   pump?(now: Date): void;
-  /** Continue from the last stored prices after a restart instead of the base prices. */
-  resume?(latest: ReadonlyMap<string, string>): void;
+  /**
+   * Continue from the last stored prices after a restart instead of the base prices. Answers the symbols whose stored
+   * price it would not continue from (the simulator's absurd-price rule, D18), if any.
+   */
+  resume?(latest: ReadonlyMap<string, string>): void | string[];
 }
 
 export interface TimedSourceOptions {

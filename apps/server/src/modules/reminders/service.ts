@@ -114,6 +114,7 @@ export async function createReminder(
   clientId: number,
   input: ReminderCreate,
 ): Promise<Reminder> {
+  refuseInPast(input.scheduled_time);
   const id = await deps.db.transaction().execute(async (trx) => {
     await clientInScope(trx, actor, clientId);
     const row = await trx
@@ -138,6 +139,14 @@ export async function createReminder(
   return one(deps.db, id);
 }
 
+/** A minute's grace for a reminder set 'for now' and for clocks a little apart. */
+const PAST_GRACE_MS = 60_000;
+
+/** A reminder is for the future: a time already gone would sit as pending forever and never ring. */
+function refuseInPast(scheduledTime: string): void {
+  if (new Date(scheduledTime).getTime() < Date.now() - PAST_GRACE_MS) throw new HttpError(400, 'reminder_in_past');
+}
+
 async function findInScope(db: Db, actor: Actor, id: number) {
   const row = await scoped(db, actor)
     .select(['r.id', 'r.client_id', 'r.title', 'r.description', 'r.scheduled_time', 'r.status'])
@@ -156,6 +165,13 @@ export async function updateReminder(
 ): Promise<Reminder> {
   await deps.db.transaction().execute(async (trx) => {
     const current = await findInScope(trx, actor, id);
+    // An old reminder may still be edited (its title, its status); only a newly chosen time must lie ahead.
+    if (
+      input.scheduled_time !== undefined &&
+      new Date(input.scheduled_time).getTime() !== new Date(current.scheduled_time).getTime()
+    ) {
+      refuseInPast(input.scheduled_time);
+    }
     const changes = {
       ...(input.title !== undefined ? { title: input.title } : {}),
       ...(input.description !== undefined ? { description: input.description ?? '' } : {}),

@@ -61,6 +61,8 @@ export interface LatestPrices {
 
 const FACTS_TTL_MS = 5_000;
 const MEDIAN_SAMPLE = 500;
+/** Issue 15 defect 2: with fewer live-settled trades than this the figure says nothing and is hidden. */
+export const SETTLEMENT_FIGURE_MIN_TRADES = 20;
 
 /** The landing page's system figures (D6), computed from the database and the price feed, cached a few seconds. */
 export class SiteFactsService {
@@ -94,6 +96,8 @@ export class SiteFactsService {
       .selectFrom('trades')
       .where('settled_at', 'is not', null)
       .where('status', 'in', ['won', 'lost', 'tie'])
+      // Only what the live worker settled: the demo seed's backfilled history settles two hours at once.
+      .where('backfilled', '=', false)
       .select(['expires_at', 'settled_at'])
       .orderBy('settled_at', 'desc')
       .limit(MEDIAN_SAMPLE)
@@ -105,7 +109,11 @@ export class SiteFactsService {
       .sort((a, b) => a - b);
     const mid = Math.floor(delays.length / 2);
     const median =
-      delays.length === 0 ? null : delays.length % 2 ? delays[mid]! : Math.round((delays[mid - 1]! + delays[mid]!) / 2);
+      delays.length < SETTLEMENT_FIGURE_MIN_TRADES
+        ? null
+        : delays.length % 2
+          ? delays[mid]!
+          : Math.round((delays[mid - 1]! + delays[mid]!) / 2);
 
     const since = new Date(now.getTime() - 24 * 3600_000).toISOString();
     const oldest = await sql<{ symbol: string; open: string; minute: Date | string }>`

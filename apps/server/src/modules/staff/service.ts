@@ -17,7 +17,7 @@ import { hashPassword } from '../../platform/auth/passwords.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
-import { emailTaken } from '../auth/service.js';
+import { emailTaken } from '../../platform/auth/users.js';
 
 export function toStaffMember(row: UserRow, clientsCount: number, activeClientsCount = 0): StaffMember {
   return {
@@ -128,7 +128,7 @@ export async function updateUser(
     throw forbidden('cannot_create_superadmin');
   }
   if (target.id === actor.id && input.role !== target.role) throw badRequest('cannot_change_own_role');
-  if (await emailTaken(deps, input.email, id)) throw conflict('email_taken');
+  if (await emailTaken(deps.db, input.email, id)) throw conflict('email_taken');
 
   try {
     return await deps.db.transaction().execute(async (trx) => {

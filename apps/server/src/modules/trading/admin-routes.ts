@@ -6,6 +6,7 @@ import {
   accountsQuerySchema,
   accountsResponseSchema,
   activeTradesResponseSchema,
+  awaitingConfirmationSchema,
   balanceChangeRequestSchema,
   balanceChangeResponseSchema,
   clientIdParam,
@@ -36,7 +37,7 @@ import {
 import { langOf } from '../../platform/http/messages.js';
 import { staffTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
-import { idempotencyHeaders } from './routes.js';
+import { idempotencyHeaders } from '../ledger/idempotency.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
 
@@ -47,12 +48,15 @@ const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: erro
 export const tradingAdminRoutes: FastifyPluginAsyncZod<{
   engine: TradingEngine;
   manualCreditMaxCents: number;
-}> = async (app, { engine, manualCreditMaxCents }) => {
+  /** MANUAL_CREDIT_SECOND_APPROVAL in cents (D20). */
+  secondApprovalCents?: number;
+}> = async (app, { engine, manualCreditMaxCents, secondApprovalCents }) => {
   const deps: AdminDeps = {
     db: engine.tradingDeps().db,
     now: () => engine.now(),
     bus: engine.bus,
     manualCreditMaxCents,
+    secondApprovalCents: secondApprovalCents ?? 0,
   };
 
   app.get(
@@ -128,10 +132,13 @@ export const tradingAdminRoutes: FastifyPluginAsyncZod<{
       schema: {
         tags: ['trading-admin'],
         summary: 'Set, add to or subtract from the balance, with a reason, as one ledger entry (never below 0)',
+        description:
+          'A raise above MANUAL_CREDIT_SECOND_APPROVAL (decisions.md D20) moves nothing: it answers 202 ' +
+          '{status: "awaiting_confirmation", credit_id} and waits for a second staff member (POST /api/manual-credits/{id}/confirm).',
         headers: idempotencyHeaders,
         params: accountIdParam,
         body: balanceChangeRequestSchema,
-        response: { 200: balanceChangeResponseSchema, ...errors },
+        response: { 200: balanceChangeResponseSchema, 202: awaitingConfirmationSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -144,14 +151,15 @@ export const tradingAdminRoutes: FastifyPluginAsyncZod<{
           key: request.headers[IDEMPOTENCY_HEADER],
           request: { params: request.params, body: request.body },
         },
-        async (trx) => ({
-          status: 200,
-          body: await changeBalance(deps, trx, actor, request.params.accountId, request.body),
-        }),
+        async (trx) => {
+          const body = await changeBalance(deps, trx, actor, request.params.accountId, request.body);
+          return { status: 'status' in body ? 202 : 200, body };
+        },
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      else if (result.body.entry) await publishBalanceChanged(deps.db, engine.bus, [request.params.accountId]);
-      return reply.status(200).send(result.body);
+      else if ('entry' in result.body && result.body.entry)
+        await publishBalanceChanged(deps.db, engine.bus, [request.params.accountId]);
+      return reply.status(result.status).send(result.body);
     },
   );
 

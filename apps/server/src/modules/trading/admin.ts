@@ -21,6 +21,7 @@ import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { publishBalanceChanged } from '../ledger/live.js';
 import { lockBalance, postEntry, type LedgerEntry, type Trx } from '../ledger/service.js';
+import { needsSecondApproval, pendingCreditsOfAccount, requestManualCredit } from '../manual-credits/service.js';
 import { toAdminTrade } from './mappers.js';
 import { openTradingAccount } from './service.js';
 
@@ -38,6 +39,8 @@ export interface AdminDeps {
   bus?: EventBus;
   /** MANUAL_CREDIT_MAX in cents: the largest balance change a staff member may make at once (issue 9 finding 2). */
   manualCreditMaxCents?: number;
+  /** MANUAL_CREDIT_SECOND_APPROVAL in cents (D20): a raise above it waits for confirmation; 0 or absent = off. */
+  secondApprovalCents?: number;
 }
 
 /** Trading accounts joined with their clients, limited to the clients the actor may see. */
@@ -228,7 +231,7 @@ export async function activeTrades(deps: AdminDeps, actor: Actor, accountId: num
 /** GET /api/trading/admin/accounts/:accountId: the account, its active trades and its 50 newest closed trades. */
 export async function accountDetail(deps: AdminDeps, actor: Actor, accountId: number): Promise<AccountDetailResponse> {
   const account = await accountSummary(deps.db, actor, accountId);
-  const [active, history] = await Promise.all([
+  const [active, history, pendingCredits] = await Promise.all([
     tradesWithVoider(deps.db, accountId)
       .where('trades.status', '=', 'active')
       .orderBy('trades.expires_at')
@@ -240,8 +243,14 @@ export async function accountDetail(deps: AdminDeps, actor: Actor, accountId: nu
       .orderBy('trades.id', 'desc')
       .limit(50)
       .execute(),
+    pendingCreditsOfAccount(deps.db, actor, accountId),
   ]);
-  return { account, activeTrades: active.map(toAdminTrade), tradeHistory: history.map(toAdminTrade) };
+  return {
+    account,
+    activeTrades: active.map(toAdminTrade),
+    tradeHistory: history.map(toAdminTrade),
+    pendingCredits,
+  };
 }
 
 function toEntryView(e: LedgerEntry, actorName: string | null): LedgerEntryView {
@@ -358,10 +367,18 @@ export async function voidTrade(
   return result;
 }
 
+/** A balance change that waits for a second staff member (D20): nothing moved. */
+export interface AwaitingBalanceChange {
+  status: 'awaiting_confirmation';
+  credit_id: number;
+  amount: number;
+}
+
 /**
  * 'Изменить баланс' (back-office.md §2.17): set, add or subtract, with a required reason, as one 'adjustment' entry
  * (none when setting the balance it already has). A result below 0 is refused. Runs in the caller's transaction so
- * the route can make it idempotent.
+ * the route can make it idempotent. A raise above MANUAL_CREDIT_SECOND_APPROVAL (D20) posts nothing: it becomes a
+ * pending manual credit of the difference, answered as `awaiting_confirmation`.
  */
 export async function changeBalance(
   deps: AdminDeps,
@@ -369,7 +386,7 @@ export async function changeBalance(
   actor: Actor,
   accountId: number,
   input: BalanceChangeRequest,
-): Promise<{ account: TradingAccount; entry: LedgerEntryView | null }> {
+): Promise<{ account: TradingAccount; entry: LedgerEntryView | null } | AwaitingBalanceChange> {
   await assertInScope(trx, actor, accountId);
   const amountCents = dollarsToCents(input.amount);
   if (amountCents === null || amountCents < 0 || (input.action !== 'set' && amountCents === 0)) {
@@ -381,6 +398,28 @@ export async function changeBalance(
   const max = deps.manualCreditMaxCents;
   if (max !== undefined && Math.abs(delta) > max) {
     throw new HttpError(400, 'balance_change_too_large', { max: centsToDollars(max).toFixed(2) });
+  }
+  if (delta > 0 && needsSecondApproval(actor, delta, deps.secondApprovalCents ?? 0)) {
+    const clientId = Number(
+      (
+        await trx
+          .selectFrom('trading_accounts')
+          .select('client_id')
+          .where('id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).client_id,
+    );
+    const creditId = await requestManualCredit(trx, actor, {
+      kind: 'balance_change',
+      clientId,
+      accountId,
+      depositId: null,
+      amountCents: delta,
+      requestedAction: input.action === 'set' ? 'set' : 'add',
+      requestedAmountCents: amountCents,
+      reason: input.reason,
+    });
+    return { status: 'awaiting_confirmation', credit_id: creditId, amount: centsToDollars(delta) };
   }
   let entry: LedgerEntry | null = null;
   if (delta !== 0) {

@@ -10,9 +10,8 @@ import {
   tradeIdParam,
   tradesResponseSchema,
 } from '@brokerage/shared';
-import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
+import { IDEMPOTENCY_HEADER, idempotencyHeaders, runIdempotent } from '../ledger/idempotency.js';
 import { langOf } from '../../platform/http/messages.js';
 import { clientTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
@@ -27,16 +26,6 @@ import {
 } from './service.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
-
-/** Documents the header; other headers pass through untouched. */
-export const idempotencyHeaders = z.looseObject({
-  [IDEMPOTENCY_HEADER]: z
-    .string()
-    .optional()
-    .describe(
-      'Retry-safe key (1–200 printable ASCII characters): a retry with the same key and body returns the first answer',
-    ),
-});
 
 /** The client's trading calls (client-platform.md §7). No call here writes a balance or chooses an outcome. */
 export const tradingRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = async (app, { engine }) => {

@@ -1,12 +1,12 @@
-import { settleTrade, type SettledTradeStatus } from '@brokerage/shared';
+import type { SettledTradeStatus } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
-import { postEntries, type Trx } from '../ledger/service.js';
+import type { Trx } from '../ledger/service.js';
 
 /** A feed that has not passed a trade's expiry for this long is not waited for any more. */
 export const SETTLEMENT_GRACE_MS = 5000;
 
-/** Trades claimed and settled per transaction (a constant number of statements per batch, see settleClaimed). */
+/** Trades claimed and settled per transaction: one statement per batch whatever its size (see settleBatch). */
 export const SETTLEMENT_BATCH_SIZE = 1000;
 
 export interface SettleOptions {
@@ -30,160 +30,149 @@ export interface SettleReport {
   failed: number;
 }
 
-interface DueRow {
-  id: string | number;
-  account_id: string | number;
-  asset: string;
-  direction: 'call' | 'put';
-  amount_cents: string | number;
-  payout_percentage: number;
-  strike_price: string;
-  expires_at: Date | string;
-}
-
-interface ClosePrice {
-  price: string | null;
-  at: Date | string | null;
-  /** Whether the feed has already stored a tick after the expiry (then no later tick can change the close price). */
-  feedPassed: boolean;
-}
-
 interface Cursor {
   expiresAt: string;
   id: number;
 }
 
-/**
- * Claims due active trades: locked FOR UPDATE SKIP LOCKED, so another worker (another process) takes other trades
- * instead of waiting.
- */
-async function claimDue(trx: Trx, now: Date, limit: number, after: Cursor | null, onlyId?: number): Promise<DueRow[]> {
-  const nowIso = now.toISOString();
-  const result = await sql<DueRow>`
-    select t.id, t.account_id, t.asset, t.direction, t.amount_cents, t.payout_percentage, t.strike_price, t.expires_at
-    from trades t
-    where t.status = 'active' and t.expires_at <= ${nowIso}::timestamptz
+/** The ids of the due active trades of one batch, without claiming them (the fallback then claims each alone). */
+async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null): Promise<Cursor[]> {
+  const result = await sql<{ id: string | number; expires_at: Date | string }>`
+    select t.id, t.expires_at from trades t
+    where t.status = 'active' and t.expires_at <= ${now.toISOString()}::timestamptz
       ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
-      ${onlyId !== undefined ? sql`and t.id = ${onlyId}` : sql``}
     order by t.expires_at, t.id
-    limit ${limit}
-    for update of t skip locked`.execute(trx);
-  return result.rows;
-}
-
-const priceKey = (asset: string, expiresAt: Date | string) => `${asset}|${new Date(expiresAt).toISOString()}`;
-
-/**
- * The close price of every (asset, expiry) of the claimed trades, in one query — trades expiring together share it:
- * the last stored tick of the asset at or before the expiry, and whether the feed has stored a tick after it.
- */
-async function closePrices(trx: Trx, rows: DueRow[]): Promise<Map<string, ClosePrice>> {
-  const keys = new Map<string, { asset: string; expiresAt: string }>();
-  for (const r of rows) {
-    const key = priceKey(r.asset, r.expires_at);
-    if (!keys.has(key)) keys.set(key, { asset: r.asset, expiresAt: new Date(r.expires_at).toISOString() });
-  }
-  const prices = new Map<string, ClosePrice>();
-  if (keys.size === 0) return prices;
-  const result = await sql<{
-    asset: string;
-    expires_at: Date | string;
-    close_price: string | null;
-    close_at: Date | string | null;
-    feed_passed: boolean;
-  }>`
-    select k.asset, k.expires_at, c.price as close_price, c.at as close_at,
-           exists (select 1 from price_ticks n where n.symbol = k.asset and n.at > k.expires_at) as feed_passed
-    from (values ${sql.join([...keys.values()].map((k) => sql`(${k.asset}::text, ${k.expiresAt}::timestamptz)`))})
-      as k(asset, expires_at)
-    left join lateral (
-      select p.price, p.at from price_ticks p
-      where p.symbol = k.asset and p.at <= k.expires_at
-      order by p.at desc, p.id desc limit 1
-    ) c on true`.execute(trx);
-  for (const r of result.rows) {
-    prices.set(priceKey(r.asset, r.expires_at), { price: r.close_price, at: r.close_at, feedPassed: r.feed_passed });
-  }
-  return prices;
+    limit ${limit}`.execute(db);
+  return result.rows.map((r) => ({ id: Number(r.id), expiresAt: new Date(r.expires_at).toISOString() }));
 }
 
 /**
- * Settles the claimed trades that are ready with a constant number of statements, whatever the batch size: one query
- * for the close prices, every outcome by the shared settleTrade rule (D1) here, one UPDATE of the trades from a list (guarded by status = 'active', so a trade is settled once whatever happens), and the payouts and refunds of
- * the trades it closed posted through the ledger's postEntries (D3: accounts locked in id order, balance_after chained
- * per account in trade id order, one INSERT of the entries, one UPDATE of the balances).
+ * The settlement rule of D1 as SQL, over columns `direction`, `strike_price`, `close_price` (numeric: compared exactly,
+ * as `compareDecimal` does), `amount_cents` (bigint) and `payout_percentage`. This is the second implementation of the
+ * one published rule (decisions.md, D1 as amended by issue 12): `settleTrade` in packages/shared stays the rule's
+ * reference, demo mode and every screen use it, and settlement-sql.test.ts proves on both databases, by property, that
+ * these expressions give exactly what settleTrade gives for every input (equal prices, decimals of any length, both
+ * directions, every payout).
  */
-async function settleClaimed(
+export const OUTCOME_SQL = {
+  result: sql<string>`case
+      when close_price = strike_price then 'tie'
+      when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
+        then 'won'
+      else 'lost' end`,
+  /** floor(amount × payout / 100): integer division of positive bigints truncates, which is the floor. */
+  profit: sql<string>`case
+      when close_price = strike_price then 0
+      when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
+        then amount_cents * payout_percentage / 100
+      else -amount_cents end`,
+  credit: sql<string>`case
+      when close_price = strike_price then amount_cents
+      when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
+        then amount_cents + amount_cents * payout_percentage / 100
+      else 0 end`,
+};
+
+interface BatchRow {
+  claimed: number;
+  ready: number;
+  last: [string, number] | null;
+  settled: [number, number, SettledTradeStatus, number, number][] | null;
+}
+
+/**
+ * One batch in one statement (issue 12, item 2): claim up to `limit` due active trades (FOR UPDATE SKIP LOCKED, so
+ * other workers take other trades), find each (asset, expiry)'s close price (the last stored tick at or before the
+ * expiry, by a lateral index lookup) and whether the feed has passed the expiry, decide the ready ones by OUTCOME_SQL,
+ * close them (guarded by status = 'active': a trade is settled once whatever happens), lock the credited accounts in id
+ * order, insert the payout and refund entries with their running balance_after per account (trade id order;
+ * reference trade:<id>:settle, unique), and move the balances by their sums (D3).
+ * The rows travel back as JSON: one round trip per batch whatever its size.
+ */
+async function settleBatch(
   trx: Trx,
-  rows: DueRow[],
-  now: Date,
-  graceMs: number,
-): Promise<{ settled: SettledTrade[]; waiting: number }> {
-  let waiting = 0;
-  const prices = await closePrices(trx, rows);
-  const outcomes: (SettledTrade & { closePrice: string; closeAt: string })[] = [];
-  for (const r of rows) {
-    const close = prices.get(priceKey(r.asset, r.expires_at));
-    const expired = new Date(r.expires_at).getTime();
-    if (!close || close.price === null || !(close.feedPassed || now.getTime() - expired >= graceMs)) {
-      waiting += 1;
-      continue;
-    }
-    const result = settleTrade({
-      direction: r.direction,
-      strikePrice: r.strike_price,
-      closePrice: close.price,
-      amountCents: Number(r.amount_cents),
-      payoutPercentage: r.payout_percentage,
-    });
-    outcomes.push({
-      id: Number(r.id),
-      accountId: Number(r.account_id),
-      ...result,
-      closePrice: close.price,
-      closeAt: new Date(close.at!).toISOString(),
-    });
-  }
-  if (outcomes.length === 0) return { settled: [], waiting };
-  outcomes.sort((a, b) => a.accountId - b.accountId || a.id - b.id);
-
-  // Arrays unnested into rows: five parameters whatever the batch size. The id = any(…) makes the planner fetch the
-  // trades by primary key instead of hashing a scan of every active trade.
-  const updated = await sql<{ id: string | number }>`
-    update trades t
-    set status = v.status, close_price = v.close_price, close_at = v.close_at, profit_cents = v.profit_cents,
-        settled_at = ${now.toISOString()}::timestamptz
-    from unnest(${outcomes.map((o) => o.id)}::bigint[], ${outcomes.map((o) => o.status)}::text[],
-                ${outcomes.map((o) => o.closePrice)}::numeric[], ${outcomes.map((o) => o.closeAt)}::timestamptz[],
-                ${outcomes.map((o) => o.profitCents)}::bigint[]) as v(id, status, close_price, close_at, profit_cents)
-    where t.id = v.id and t.id = any(${outcomes.map((o) => o.id)}::bigint[]) and t.status = 'active'
-    returning t.id`.execute(trx);
-  const closed = new Set(updated.rows.map((r) => Number(r.id)));
-  const settled = outcomes
-    .filter((o) => closed.has(o.id))
-    .map(({ id, accountId, status, creditCents, profitCents }) => ({
-      id,
-      accountId,
-      status,
-      creditCents,
-      profitCents,
-    }));
-
-  await postEntries(
-    trx,
-    settled
-      .filter((s) => s.creditCents > 0)
-      .map((s) => ({
-        accountId: s.accountId,
-        kind: s.status === 'won' ? ('trade_payout' as const) : ('trade_refund' as const),
-        amountCents: s.creditCents,
-        // The same reference a void would use: a trade's stake comes back at most once, by settlement or by void.
-        reference: `trade:${s.id}:settle`,
-        actor: null,
-        reason: null,
-      })),
-  );
-  return { settled, waiting };
+  options: { now: Date; limit: number; after: Cursor | null; onlyId?: number; graceMs: number },
+): Promise<{ claimed: number; settled: SettledTrade[]; waiting: number; last: Cursor | null }> {
+  const now = options.now.toISOString();
+  const ripe = new Date(options.now.getTime() - options.graceMs).toISOString();
+  const { after, onlyId } = options;
+  const result = await sql<BatchRow>`
+    with due as (
+      select t.id, t.account_id, t.asset, t.direction, t.amount_cents, t.payout_percentage, t.strike_price, t.expires_at
+      from trades t
+      where t.status = 'active' and t.expires_at <= ${now}::timestamptz
+        ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
+        ${onlyId !== undefined ? sql`and t.id = ${onlyId}` : sql``}
+      order by t.expires_at, t.id
+      limit ${options.limit}
+      for update of t skip locked
+    ), keys as (
+      select distinct asset, expires_at from due
+    ), closing as (
+      select k.asset, k.expires_at, c.price, c.at,
+             exists (select 1 from price_ticks n where n.symbol = k.asset and n.at > k.expires_at) as feed_passed
+      from keys k
+      left join lateral (
+        select p.price, p.at from price_ticks p
+        where p.symbol = k.asset and p.at <= k.expires_at
+        order by p.at desc, p.id desc limit 1
+      ) c on true
+    ), ready as (
+      select d.id, d.account_id, d.direction, d.amount_cents, d.payout_percentage, d.strike_price,
+             c.price as close_price, c.at as close_at
+      from due d join closing c on c.asset = d.asset and c.expires_at = d.expires_at
+      where c.price is not null and (c.feed_passed or d.expires_at <= ${ripe}::timestamptz)
+    ), outcome as (
+      select r.*, ${OUTCOME_SQL.result} as result, ${OUTCOME_SQL.profit} as profit, ${OUTCOME_SQL.credit} as credit
+      from ready r
+    ), closed as (
+      update trades t
+      set status = o.result, close_price = o.close_price, close_at = o.close_at, profit_cents = o.profit,
+          settled_at = ${now}::timestamptz
+      from outcome o
+      where t.id = o.id and t.status = 'active'
+      returning t.id, t.account_id, o.result, o.profit, o.credit
+    ), credits as (
+      -- No trade:<id>:settle entry can exist for a trade still active (a void closes the trade as it posts it), so a
+      -- clash of the unique reference would abort the batch (then settled one by one) rather than pay twice.
+      select c.* from closed c where c.credit > 0
+    ), locked as (
+      select a.id, a.balance_cents from trading_accounts a
+      where a.id in (select account_id from credits)
+      order by a.id
+      for update
+    ), entries as (
+      insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference)
+      select c.account_id, case c.result when 'won' then 'trade_payout' else 'trade_refund' end, c.credit,
+             l.balance_cents + sum(c.credit) over (partition by c.account_id order by c.id),
+             'trade:' || c.id || ':settle'
+      from credits c join locked l on l.id = c.account_id
+      order by c.account_id, c.id
+    ), moved as (
+      update trading_accounts a set balance_cents = l.balance_cents + s.total, updated_at = now()
+      from locked l join (select account_id, sum(credit) as total from credits group by account_id) s
+        on s.account_id = l.id
+      where a.id = l.id
+    )
+    select (select count(*) from due)::int as claimed,
+           (select count(*) from ready)::int as ready,
+           (select json_build_array(expires_at, id) from due order by expires_at desc, id desc limit 1) as last,
+           (select json_agg(json_build_array(id, account_id, result, credit, profit) order by account_id, id)
+              from closed) as settled`.execute(trx);
+  const row = result.rows[0]!;
+  const settled = (row.settled ?? []).map(([id, accountId, status, creditCents, profitCents]) => ({
+    id: Number(id),
+    accountId: Number(accountId),
+    status,
+    creditCents: Number(creditCents),
+    profitCents: Number(profitCents),
+  }));
+  return {
+    claimed: row.claimed,
+    settled,
+    waiting: row.claimed - row.ready,
+    last: row.last ? { expiresAt: new Date(row.last[0]).toISOString(), id: Number(row.last[1]) } : null,
+  };
 }
 
 /**
@@ -204,35 +193,34 @@ export async function settleDueTrades(
   let cursor: Cursor | null = null;
 
   for (;;) {
-    let claimed: DueRow[] = [];
+    let batch: Awaited<ReturnType<typeof settleBatch>>;
     try {
-      const batch = await deps.db.transaction().execute(async (trx) => {
-        const rows = await claimDue(trx, options.now, batchSize, cursor);
-        claimed = rows;
-        return settleClaimed(trx, rows, options.now, graceMs);
-      });
-      report.settled.push(...batch.settled);
-      report.waiting += batch.waiting;
+      batch = await deps.db
+        .transaction()
+        .execute((trx) => settleBatch(trx, { now: options.now, limit: batchSize, after: cursor, graceMs }));
     } catch (err) {
-      // One bad trade must not hold up the others: settle this batch one trade per transaction.
+      // One bad trade must not hold up the others: settle this batch's trades one per transaction.
       deps.log?.error({ err }, 'settlement batch failed; settling its trades one by one');
-      for (const row of claimed) {
+      const ids = await dueIds(deps.db, options.now, batchSize, cursor);
+      batch = { claimed: ids.length, settled: [], waiting: 0, last: null };
+      for (const id of ids) {
         try {
-          const single = await deps.db.transaction().execute(async (trx) => {
-            const rows = await claimDue(trx, options.now, 1, null, Number(row.id));
-            return settleClaimed(trx, rows, options.now, graceMs);
-          });
-          report.settled.push(...single.settled);
-          report.waiting += single.waiting;
+          const single = await deps.db
+            .transaction()
+            .execute((trx) => settleBatch(trx, { now: options.now, limit: 1, after: null, onlyId: id.id, graceMs }));
+          batch.settled.push(...single.settled);
+          batch.waiting += single.waiting;
         } catch (singleErr) {
           report.failed += 1;
-          deps.log?.error({ err: singleErr, tradeId: Number(row.id) }, 'could not settle trade');
+          deps.log?.error({ err: singleErr, tradeId: id.id }, 'could not settle trade');
         }
       }
+      batch.last = ids.at(-1) ? { expiresAt: ids.at(-1)!.expiresAt, id: ids.at(-1)!.id } : null;
     }
-    if (claimed.length < batchSize) break;
-    const last = claimed.at(-1)!;
-    cursor = { expiresAt: new Date(last.expires_at).toISOString(), id: Number(last.id) };
+    report.settled.push(...batch.settled);
+    report.waiting += batch.waiting;
+    if (batch.claimed < batchSize || !batch.last) break;
+    cursor = batch.last;
   }
   return report;
 }

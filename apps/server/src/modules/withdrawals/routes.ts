@@ -17,7 +17,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import { cardVaultFromConfig } from '../../platform/crypto/card-vault.js';
 import { parseOptionalBody } from '../../platform/http/optional-body.js';
 import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
-import { idempotencyHeaders } from '../trading/routes.js';
+import { idempotencyHeaders } from '../ledger/idempotency.js';
 import {
   approveWithdrawRequest,
   createWithdrawRequest,
@@ -41,6 +41,7 @@ export const withdrawalRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; now?: () =
     timeZone: opts.deps.config.BUSINESS_TIMEZONE,
     now: opts.now ?? (() => new Date()),
     bus: opts.deps.bus,
+    secondApprovalCents: Math.round(opts.deps.config.WITHDRAWAL_SECOND_APPROVAL * 100),
   };
 
   app.post(
@@ -106,6 +107,10 @@ export const withdrawalRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; now?: () =
       schema: {
         tags: ['withdrawals'],
         summary: 'Approve a pending request: the held amount leaves for good (no balance change)',
+        description:
+          'Above WITHDRAWAL_SECOND_APPROVAL (decisions.md D20) the first approval answers the request with status ' +
+          '"awaiting_second_approval" (the hold stays); a different staff member with finance.approve approves it then. ' +
+          'The same person approving twice answers 409.',
         params: fundsIdParam,
         response: { 200: staffWithdrawRequestSchema, ...errors },
       },
@@ -118,7 +123,7 @@ export const withdrawalRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; now?: () =
     {
       schema: {
         tags: ['withdrawals'],
-        summary: 'Reject a pending request: the held amount returns to the balance',
+        summary: 'Reject a pending (or awaiting second approval) request: the held amount returns to the balance',
         description:
           'No body is needed. An optional JSON body {"reason": "..."} (at most 500 characters) records why; ' +
           'unknown fields are refused.',

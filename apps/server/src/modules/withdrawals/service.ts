@@ -1,4 +1,5 @@
 import {
+  can,
   cardDigits,
   centsToDollars,
   checkWithdrawal,
@@ -9,6 +10,7 @@ import {
   type MyWithdrawRequestsResponse,
   type RejectWithdrawRequest,
   type StaffWithdrawRequest,
+  type WithdrawStatus,
   type WithdrawRequestInput,
   type WithdrawRequestsQuery,
   type WithdrawRequestsResponse,
@@ -40,6 +42,17 @@ export interface WithdrawalDeps {
   now: () => Date;
   /** Live updates (D11): balance.changed after a hold or a release. */
   bus?: EventBus;
+  /**
+   * WITHDRAWAL_SECOND_APPROVAL in cents (four-eyes, D20): approving a larger request takes two different staff
+   * members. 0 or absent = off (the demo seed, which acts as the system, leaves it out).
+   */
+  secondApprovalCents?: number;
+}
+
+/** Whether approving a request of this amount takes two people. */
+function needsTwoApprovers(deps: WithdrawalDeps, amountCents: number): boolean {
+  const threshold = deps.secondApprovalCents ?? 0;
+  return threshold > 0 && amountCents > threshold;
 }
 
 /** The current year and month in a time zone. */
@@ -54,7 +67,7 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 interface RequestRow {
   id: string | number;
   amount_cents: string | number;
-  status: 'pending' | 'approved' | 'rejected';
+  status: WithdrawStatus;
   card_last4: string;
   card_holder: string;
   card_expiry: string;
@@ -92,6 +105,8 @@ const PUBLIC_COLUMNS = [
   'w.processed_by',
   'w.processed_at',
   'w.reject_reason',
+  'w.first_approved_by',
+  'w.first_approved_at',
 ] as const;
 
 // ---------------------------------------------------------------- client side
@@ -198,17 +213,19 @@ function scopedRequests(db: Db, actor: Actor) {
 function withNames(db: Db, actor: Actor) {
   return scopedRequests(db, actor)
     .leftJoin('users as p', 'p.id', 'w.processed_by')
+    .leftJoin('users as f', 'f.id', 'w.first_approved_by')
     .select([
       ...PUBLIC_COLUMNS,
       'clients.name as client_name',
       'clients.email as client_email',
       'p.name as processed_by_name',
+      'f.name as first_approved_by_name',
     ]);
 }
 
 type StaffRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
 
-function toStaffRequest(r: StaffRow): StaffWithdrawRequest {
+function toStaffRequest(deps: WithdrawalDeps, r: StaffRow): StaffWithdrawRequest {
   return {
     ...toClientRequest(r),
     client_id: Number(r.client_id),
@@ -217,6 +234,10 @@ function toStaffRequest(r: StaffRow): StaffWithdrawRequest {
     account_id: Number(r.account_id),
     processed_by: r.processed_by,
     processed_by_name: r.processed_by_name,
+    first_approved_by: r.first_approved_by,
+    first_approved_by_name: r.first_approved_by_name,
+    first_approved_at: iso(r.first_approved_at),
+    needs_second_approval: r.status === 'awaiting_second_approval' || needsTwoApprovers(deps, Number(r.amount_cents)),
   };
 }
 
@@ -274,6 +295,10 @@ export async function listWithdrawRequests(
         sql<string>`coalesce(sum(w.amount_cents), 0)`.as('total_amount'),
         sql<string>`count(*) filter (where w.status = 'pending')`.as('pending_count'),
         sql<string>`coalesce(sum(w.amount_cents) filter (where w.status = 'pending'), 0)`.as('pending_amount'),
+        sql<string>`count(*) filter (where w.status = 'awaiting_second_approval')`.as('awaiting_count'),
+        sql<string>`coalesce(sum(w.amount_cents) filter (where w.status = 'awaiting_second_approval'), 0)`.as(
+          'awaiting_amount',
+        ),
         sql<string>`count(*) filter (where w.status = 'approved')`.as('approved_count'),
         sql<string>`coalesce(sum(w.amount_cents) filter (where w.status = 'approved'), 0)`.as('approved_amount'),
         sql<string>`count(*) filter (where w.status = 'rejected')`.as('rejected_count'),
@@ -288,13 +313,15 @@ export async function listWithdrawRequests(
       .execute() as unknown as Promise<StaffRow[]>,
   ]);
   return {
-    items: rows.map(toStaffRequest),
+    items: rows.map((r) => toStaffRequest(deps, r)),
     total: Number(summary.total_count),
     summary: {
       total_count: Number(summary.total_count),
       total_amount: centsToDollars(summary.total_amount),
       pending_count: Number(summary.pending_count),
       pending_amount: centsToDollars(summary.pending_amount),
+      awaiting_second_approval_count: Number(summary.awaiting_count),
+      awaiting_second_approval_amount: centsToDollars(summary.awaiting_amount),
       approved_count: Number(summary.approved_count),
       approved_amount: centsToDollars(summary.approved_amount),
       rejected_count: Number(summary.rejected_count),
@@ -303,19 +330,29 @@ export async function listWithdrawRequests(
   };
 }
 
-async function staffView(db: Db, actor: Actor, id: number): Promise<StaffWithdrawRequest> {
+async function staffView(deps: WithdrawalDeps, db: Db, actor: Actor, id: number): Promise<StaffWithdrawRequest> {
   const row = await withNames(db, actor).where('w.id', '=', id).executeTakeFirst();
   if (!row) throw new HttpError(404, 'withdraw_request_not_found');
-  return toStaffRequest(row);
+  return toStaffRequest(deps, row);
 }
 
 /**
  * The request locked for processing, if it exists and its client is in the actor's scope (404 otherwise, D5);
- * 409 unless it is pending. Concurrent calls queue on the row lock, so only the first sees it pending.
+ * 409 unless it is pending or awaiting its second approval. Concurrent calls queue on the row lock, so only the first
+ * sees it in that state.
  */
 async function lockPending(trx: Trx, actor: Actor, id: number) {
   const row = await scopedRequests(trx, actor)
-    .select(['w.id', 'w.client_id', 'w.account_id', 'w.amount_cents', 'w.status', 'w.card_last4'])
+    .select([
+      'w.id',
+      'w.client_id',
+      'w.account_id',
+      'w.amount_cents',
+      'w.status',
+      'w.card_last4',
+      'w.first_approved_by',
+      'w.first_approved_at',
+    ])
     .where('w.id', '=', id)
     .forUpdate('w')
     .executeTakeFirst();
@@ -396,7 +433,12 @@ async function recentInvolvement(
   return 'deposit_edited';
 }
 
-/** PUT /api/withdraw-requests/:id/approve: the hold becomes final (no balance change); who and when are recorded. */
+/**
+ * PUT /api/withdraw-requests/:id/approve: the hold becomes final (no balance change); who and when are recorded.
+ * Four-eyes (D20): above WITHDRAWAL_SECOND_APPROVAL the first approval (finance.view) only moves the request to
+ * awaiting_second_approval (the hold stays, the first approver and the time are recorded); the same person again is
+ * refused (409); a different person with finance.approve then approves it. Issue 9 finding 2 applies to both.
+ */
 export async function approveWithdrawRequest(
   deps: WithdrawalDeps,
   actor: Actor,
@@ -404,27 +446,54 @@ export async function approveWithdrawRequest(
 ): Promise<StaffWithdrawRequest> {
   return deps.db.transaction().execute(async (trx) => {
     const row = await lockPending(trx, actor, id);
+    const second = row.status === 'awaiting_second_approval';
+    if (second) {
+      if (row.first_approved_by !== null && row.first_approved_by === actor.id) {
+        throw new HttpError(409, 'withdraw_second_approver_same');
+      }
+      if (actor.role !== 'system' && !can(actor.role, 'finance.approve')) {
+        throw new HttpError(403, 'withdraw_second_approval_forbidden');
+      }
+    }
     const involvement = await recentInvolvement(trx, actor, Number(row.client_id), Number(row.account_id));
     if (involvement) throw new HttpError(409, `withdraw_approver_${involvement}`);
+    const before = {
+      status: row.status,
+      client_id: Number(row.client_id),
+      amount: centsToDollars(row.amount_cents),
+      card_last4: row.card_last4,
+      ...(second ? { first_approved_by: row.first_approved_by, first_approved_at: iso(row.first_approved_at) } : {}),
+    };
+    if (!second && actor.role !== 'system' && needsTwoApprovers(deps, Number(row.amount_cents))) {
+      await trx
+        .updateTable('withdraw_requests')
+        .set({ status: 'awaiting_second_approval', first_approved_by: actor.id, first_approved_at: sql`now()` })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      await writeAudit(trx, actor, {
+        action: 'withdrawal.first_approve',
+        entityType: 'withdraw_request',
+        entityId: id,
+        before,
+        after: { status: 'awaiting_second_approval' },
+      });
+      return staffView(deps, trx, actor, id);
+    }
     await trx
       .updateTable('withdraw_requests')
       .set({ status: 'approved', processed_by: actor.id, processed_at: sql`now()` })
       .where('id', '=', id)
-      .where('status', '=', 'pending')
+      .where('status', '=', row.status)
       .executeTakeFirstOrThrow();
     await writeAudit(trx, actor, {
       action: 'withdrawal.approve',
       entityType: 'withdraw_request',
       entityId: id,
-      before: {
-        status: 'pending',
-        client_id: Number(row.client_id),
-        amount: centsToDollars(row.amount_cents),
-        card_last4: row.card_last4,
-      },
+      before,
       after: { status: 'approved' },
     });
-    return staffView(trx, actor, id);
+    return staffView(deps, trx, actor, id);
   });
 }
 
@@ -445,7 +514,7 @@ export async function rejectWithdrawRequest(
       .updateTable('withdraw_requests')
       .set({ status: 'rejected', processed_by: actor.id, processed_at: sql`now()`, reject_reason: reason })
       .where('id', '=', id)
-      .where('status', '=', 'pending')
+      .where('status', '=', row.status)
       .executeTakeFirstOrThrow();
     const amountCents = Number(row.amount_cents);
     const { entry } = await postEntry(trx, {
@@ -461,10 +530,11 @@ export async function rejectWithdrawRequest(
       entityType: 'withdraw_request',
       entityId: id,
       before: {
-        status: 'pending',
+        status: row.status,
         client_id: Number(row.client_id),
         amount: centsToDollars(amountCents),
         card_last4: row.card_last4,
+        ...(row.first_approved_by ? { first_approved_by: row.first_approved_by } : {}),
       },
       after: {
         status: 'rejected',
@@ -475,7 +545,7 @@ export async function rejectWithdrawRequest(
     });
     return {
       account_id: Number(row.account_id),
-      view: { ...(await staffView(trx, actor, id)), balance: centsToDollars(entry.balanceAfterCents) },
+      view: { ...(await staffView(deps, trx, actor, id)), balance: centsToDollars(entry.balanceAfterCents) },
     };
   });
   if (deps.bus) await publishBalanceChanged(deps.db, deps.bus, [result.account_id]);

@@ -18,6 +18,10 @@ import * as m0010 from './migrations/2026-11-25T0010-external-api.js';
 import * as m0012 from './migrations/2026-11-25T0012-dashboard.js';
 import * as m0013 from './migrations/2026-11-25T0013-trade-audit.js';
 import * as m0015 from './migrations/2026-11-25T0015-dashboard-rollup.js';
+import * as m0016 from './migrations/2026-11-25T0016-two-factor.js';
+import * as m0017 from './migrations/2026-11-25T0017-four-eyes.js';
+import * as m0018 from './migrations/2026-11-25T0018-audit-chain.js';
+import * as m0019 from './migrations/2026-11-25T0019-deposit-intents.js';
 
 export type Db = Kysely<Database>;
 
@@ -25,6 +29,8 @@ export interface DbHandle {
   db: Db;
   kind: 'pglite' | 'postgres';
   close(): Promise<void>;
+  /** The embedded database itself (issue 13: the backup command dumps its data directory). */
+  pglite?: PGlite;
 }
 
 // Bigint columns (money in cents, ids) come back as strings; the services convert them explicitly.
@@ -36,6 +42,10 @@ export interface OpenDbOptions {
   dataDir: string | 'memory';
   poolSize?: number;
 }
+
+/** pg_trgm (contrib, bundled with PGlite) backs the clients search indexes of migration 0005. */
+export const PGLITE_EXTENSIONS = { pg_trgm };
+const extensions = PGLITE_EXTENSIONS;
 
 export async function openDb(options: OpenDbOptions): Promise<DbHandle> {
   if (options.databaseUrl) {
@@ -49,8 +59,6 @@ export async function openDb(options: OpenDbOptions): Promise<DbHandle> {
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   let pglite: PGlite;
-  // pg_trgm (contrib, bundled with PGlite) backs the clients search indexes of migration 0005.
-  const extensions = { pg_trgm };
   if (options.dataDir === 'memory') {
     pglite = new PGlite({ extensions });
   } else {
@@ -60,11 +68,11 @@ export async function openDb(options: OpenDbOptions): Promise<DbHandle> {
   }
   await pglite.waitReady;
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return { db, kind: 'pglite', close: () => db.destroy(), pglite };
 }
 
 /** Migrations are listed here in order; each file is forward-only and never imports application code. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0001-foundation': m0001,
   '2026-11-22T0002-trading': m0002,
   '2026-11-22T0003-funds-messages': m0003,
@@ -77,6 +85,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0012-dashboard': m0012,
   '2026-11-25T0013-trade-audit': m0013,
   '2026-11-25T0015-dashboard-rollup': m0015,
+  '2026-11-25T0016-two-factor': m0016,
+  '2026-11-25T0017-four-eyes': m0017,
+  '2026-11-25T0018-audit-chain': m0018,
+  '2026-11-25T0019-deposit-intents': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

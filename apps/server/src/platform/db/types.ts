@@ -31,11 +31,53 @@ export interface SessionsTable {
   revoked_at: Timestamp | null;
 }
 
-export interface LoginFailuresTable {
+/** Sign-in delays and two-factor sign-in (migration 0016). */
+export interface SignInFailuresTable {
   email_key: string;
+  ip: string;
   failures: number;
   last_failed_at: Timestamp;
-  locked_until: Timestamp | null;
+}
+
+export interface SignInIpFailuresTable {
+  ip: string;
+  failures: number;
+  last_failed_at: Timestamp;
+}
+
+export interface SignInNoticesTable {
+  user_id: string;
+  failures: number;
+  last_at: Timestamp;
+  last_ip: string | null;
+}
+
+export interface TwoFactorTable {
+  user_id: string;
+  secret_enc: string;
+  confirmed_at: Timestamp | null;
+  /** bigint: the newest accepted 30-second step. */
+  last_step: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  created_at: Generated<Timestamp>;
+}
+
+export interface TwoFactorRecoveryCodesTable {
+  id: Generated<string>;
+  user_id: string;
+  code_hash: string;
+  used_at: Timestamp | null;
+}
+
+export interface LoginChallengesTable {
+  id: Generated<string>;
+  token_hash: string;
+  user_id: string;
+  purpose: 'enroll' | 'otp';
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  wrong_codes: Generated<number>;
+  ip: string | null;
+  created_at: Generated<Timestamp>;
 }
 
 export interface IpWhitelistTable {
@@ -58,6 +100,10 @@ export interface AuditLogTable {
   before: Json;
   after: Json;
   ip: string | null;
+  /** Issue 13: place in the tamper-evident chain, stamped at commit by a deferred trigger (migration 0018). */
+  seq: ColumnType<string | null, never, never>; // bigint
+  prev_hash: ColumnType<string | null, never, never>;
+  hash: ColumnType<string | null, never, never>;
 }
 
 export interface ClientsTable {
@@ -179,6 +225,8 @@ export interface TradesTable {
   close_at: Timestamp | null;
   profit_cents: Bigint | null;
   settled_at: Timestamp | null;
+  /** Settled by the demo seed's backfill, not the live worker (issue 15: left out of the landing's figure). */
+  backfilled: Generated<boolean>;
   void_reason: string | null;
   voided_by: string | null;
   created_at: Timestamp;
@@ -195,7 +243,10 @@ export interface WithdrawRequestsTable {
   /** AES-256-GCM ciphertext (platform/crypto/card-vault.ts); never the clear number. */
   card_number_enc: string;
   card_expiry: string;
-  status: Generated<'pending' | 'approved' | 'rejected'>;
+  status: Generated<'pending' | 'awaiting_second_approval' | 'approved' | 'rejected'>;
+  /** Four-eyes (D20): who gave the first of two approvals, and when. */
+  first_approved_by: Generated<string | null>;
+  first_approved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   processed_by: string | null;
   processed_at: Timestamp | null;
   reject_reason: string | null;
@@ -241,6 +292,28 @@ export interface DepositsTable {
   attributed_manager: Generated<string | null>;
 }
 
+/** D20: a manual credit waiting for (or given, or refused) a second staff member's confirmation. */
+export interface ManualCreditsTable {
+  id: GeneratedBigint;
+  kind: 'balance_change' | 'deposit' | 'deposit_edit';
+  status: Generated<'pending' | 'confirmed' | 'cancelled'>;
+  client_id: Bigint;
+  account_id: Bigint | null;
+  deposit_id: Bigint | null;
+  amount_cents: Bigint;
+  requested_action: string | null;
+  requested_amount_cents: Bigint | null;
+  reason: Generated<string>;
+  created_by: string | null;
+  created_by_name: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  decided_by: Generated<string | null>;
+  decided_by_name: Generated<string | null>;
+  decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  cancel_reason: Generated<string | null>;
+  ledger_entry_id: ColumnType<string | number | null, string | number | null | undefined, string | number | null>;
+}
+
 export interface CommentsTable {
   id: GeneratedBigint;
   client_id: Bigint;
@@ -266,7 +339,7 @@ export interface RemindersTable {
 export interface NotificationsTable {
   id: GeneratedBigint;
   user_id: string;
-  type: 'client_assigned' | 'reminder_upcoming' | 'reminder_due' | 'withdrawal_request';
+  type: 'client_assigned' | 'reminder_upcoming' | 'reminder_due' | 'withdrawal_request' | 'deposit_intent';
   client_id: Bigint | null;
   client_name: string | null;
   reminder_id: Bigint | null;
@@ -274,6 +347,8 @@ export interface NotificationsTable {
   scheduled_time: Timestamp | null;
   amount_cents: Bigint | null;
   withdrawal_id: Bigint | null;
+  /** Deposit intents (D21): the chosen payment method's title. */
+  method_title: Generated<string | null>;
   dedupe_key: string | null;
   read_at: Timestamp | null;
   published_at: Timestamp | null;
@@ -382,7 +457,12 @@ export interface DashboardSettingsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
-  login_failures: LoginFailuresTable;
+  sign_in_failures: SignInFailuresTable;
+  sign_in_ip_failures: SignInIpFailuresTable;
+  sign_in_notices: SignInNoticesTable;
+  two_factor: TwoFactorTable;
+  two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
+  login_challenges: LoginChallengesTable;
   ip_whitelist: IpWhitelistTable;
   audit_log: AuditLogTable;
   clients: ClientsTable;
@@ -399,6 +479,7 @@ export interface Database {
   comments: CommentsTable;
   reminders: RemindersTable;
   notifications: NotificationsTable;
+  deposit_intents: DepositIntentsTable;
   affiliates: AffiliatesTable;
   affiliate_tokens: AffiliateTokensTable;
   external_idempotency_keys: ExternalIdempotencyKeysTable;
@@ -410,6 +491,18 @@ export interface Database {
   dashboard_clients_monthly: DashboardClientsDailyTable;
   dashboard_deposits_monthly: DashboardDepositsDailyTable;
   dashboard_settings: DashboardSettingsTable;
+  manual_credits: ManualCreditsTable;
+}
+
+/** D21: a client's confirmed top-up, for staff to follow up (migration 0019). Not money. */
+export interface DepositIntentsTable {
+  id: GeneratedBigint;
+  client_id: Bigint;
+  user_id: string;
+  amount_cents: Bigint;
+  method_id: Bigint | null;
+  method_title: string;
+  created_at: Timestamp;
 }
 
 export type UserRow = Selectable<UsersTable>;

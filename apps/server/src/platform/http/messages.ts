@@ -23,11 +23,34 @@ export const ERROR_MESSAGES = {
     en: 'Access from IP address {ip} is not allowed',
   },
   bad_origin: { ru: 'Запрос с чужого источника отклонен', en: 'Cross-origin request refused' },
+  websocket_upgrade_required: {
+    ru: 'Этот адрес принимает только WebSocket-соединения',
+    en: 'This address accepts WebSocket connections only',
+  },
   rate_limited: { ru: 'Слишком много запросов, попробуйте позже', en: 'Too many requests, try again later' },
   login_invalid: { ru: 'Неверный email или пароль', en: 'Incorrect email or password' },
-  login_locked: {
-    ru: 'Слишком много неудачных попыток входа. Повторите через {minutes} мин.',
-    en: 'Too many failed login attempts. Try again in {minutes} min.',
+  login_delayed: {
+    ru: 'Слишком много неудачных попыток входа. Повторите через {seconds} с.',
+    en: 'Too many failed sign-in attempts. Try again in {seconds} s.',
+  },
+  // Two-factor sign-in (issue 13 item 1)
+  challenge_invalid: {
+    ru: 'Шаг входа устарел или уже использован. Войдите заново с паролем.',
+    en: 'This sign-in step has expired or was already used. Sign in again with your password.',
+  },
+  otp_invalid: { ru: 'Неверный код', en: 'Incorrect code' },
+  password_invalid: { ru: 'Неверный пароль', en: 'Incorrect password' },
+  two_factor_already_enabled: {
+    ru: 'Двухфакторный вход уже включен',
+    en: 'Two-factor sign-in is already enabled',
+  },
+  two_factor_not_started: {
+    ru: 'Сначала начните подключение двухфакторного входа',
+    en: 'Start the two-factor enrollment first',
+  },
+  two_factor_staff_only: {
+    ru: 'Двухфакторный вход доступен только сотрудникам',
+    en: 'Two-factor sign-in is for staff only',
   },
   email_taken: { ru: 'Пользователь с таким email уже зарегистрирован', en: 'Email already registered' },
   phone_taken_user: {
@@ -160,8 +183,42 @@ export const ERROR_MESSAGES = {
     ru: 'Заявка уже отклонена: одобрить или отклонить можно только заявку на рассмотрении',
     en: 'The request has already been rejected: only a pending request can be approved or rejected',
   },
+  // Four-eyes withdrawals and manual credits (D20)
+  withdraw_second_approver_same: {
+    ru: 'Вы уже одобрили эту заявку: второе одобрение должен дать другой сотрудник',
+    en: 'You already approved this request: the second approval must come from another staff member',
+  },
+  withdraw_second_approval_forbidden: {
+    ru: 'Второе одобрение выплаты требует права подтверждать финансовые операции (finance.approve)',
+    en: 'The second approval of a payout needs the permission to approve finance operations (finance.approve)',
+  },
+  manual_credit_not_found: { ru: 'Начисление не найдено', en: 'Manual credit not found' },
+  manual_credit_own: {
+    ru: 'Нельзя подтвердить собственное начисление: это должен сделать другой сотрудник',
+    en: 'You cannot confirm your own credit: another staff member must confirm it',
+  },
+  manual_credit_already_confirmed: {
+    ru: 'Начисление уже подтверждено',
+    en: 'The credit has already been confirmed',
+  },
+  manual_credit_already_cancelled: {
+    ru: 'Начисление уже отменено',
+    en: 'The credit has already been cancelled',
+  },
   // Deposit methods and client messages (back-office.md §2.15)
   deposit_method_not_found: { ru: 'Способ пополнения не найден', en: 'Deposit method not found' },
+  deposit_intent_amount_too_small: {
+    ru: 'Сумма пополнения должна быть не меньше {min}',
+    en: 'The top-up amount must be at least {min}',
+  },
+  deposit_intent_amount_too_large: {
+    ru: 'Сумма пополнения должна быть не больше {max}',
+    en: 'The top-up amount must be at most {max}',
+  },
+  deposit_intent_amount_invalid: {
+    ru: 'Сумма пополнения: не более двух знаков после запятой',
+    en: 'The top-up amount: at most two decimal places',
+  },
   message_not_found: { ru: 'Сообщение не найдено', en: 'Message not found' },
   // Writing clients (back-office.md §2.5, §2.6)
   cannot_change_manager: {
@@ -244,6 +301,10 @@ export const ERROR_MESSAGES = {
     en: 'client_id in the body does not match the client in the path',
   },
   reminder_not_found: { ru: 'Напоминание не найдено', en: 'Reminder not found' },
+  reminder_in_past: {
+    ru: 'Время напоминания уже прошло: выберите время в будущем',
+    en: 'The reminder time has already passed: choose a time in the future',
+  },
   notification_not_found: { ru: 'Уведомление не найдено', en: 'Notification not found' },
   client_already_registered: {
     ru: 'Клиент уже зарегистрирован как пользователь',

@@ -5,6 +5,7 @@ import { backOfficeTranslationsLoaded, loadBackOfficeTranslations } from '../../
 import { useCurrentUser } from '../../modules/auth/current-user';
 import { RequireStaff } from '../../modules/auth/components/RequireStaff';
 import { CrmLayout } from '../../modules/layout/components/CrmLayout';
+import { AccessDenied } from '../../modules/ui/AccessDenied';
 import { NotFound } from '../../modules/ui/NotFound';
 import AccessPage from '../../pages/crm/AccessPage';
 import AffiliatesPage from '../../pages/crm/AffiliatesPage';
@@ -20,13 +21,14 @@ import TradingAccountPage from '../../pages/crm/TradingAccountPage';
 import TradingAccountsPage from '../../pages/crm/TradingAccountsPage';
 import TradingManagementPage from '../../pages/crm/TradingManagementPage';
 import WithdrawalRequestsPage from '../../pages/crm/WithdrawalRequestsPage';
-import { mayOpen } from './route-permissions';
+import { deniedAs, mayOpen } from './route-permissions';
 
 function SectionGuard() {
   const user = useCurrentUser();
   const { pathname } = useLocation();
-  if (!mayOpen(user.role, pathname)) return <Navigate to={homePathFor(user.role)} replace />;
-  return <Outlet />;
+  if (mayOpen(user.role, pathname)) return <Outlet />;
+  if (deniedAs(user.role, pathname) === 'redirect') return <Navigate to={homePathFor(user.role)} replace />;
+  return <AccessDenied />;
 }
 
 function CrmHome() {

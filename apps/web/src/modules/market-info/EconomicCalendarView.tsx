@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useEconomicCalendar, type CalendarFilter } from './api';
 import { DemoNotice } from './DemoNotice';
-import { formatDate, formatMoney } from './format';
+import { eventText, formatDate, formatMoney, type EventT } from './format';
 
 /** §2.8 / §9: at most 10 events are shown. */
 export const CALENDAR_LIMIT = 10;
@@ -93,7 +93,7 @@ export function EconomicCalendarView() {
                     <Table.Td>
                       <Group gap={6} wrap="wrap">
                         <Text size="sm" fw={600}>
-                          {e.title}
+                          {eventText(e, 'title', t as unknown as EventT)}
                         </Text>
                         <Badge size="xs" variant="outline">
                           {t(`marketInfo.calendar.filters.${e.type}`)}
@@ -111,7 +111,7 @@ export function EconomicCalendarView() {
                       </Group>
                       {e.description ? (
                         <Text size="xs" c="dimmed">
-                          {e.description}
+                          {eventText(e, 'description', t as unknown as EventT)}
                         </Text>
                       ) : null}
                       <Text size="xs">{figures(e, t as (key: string) => string, i18n.language)}</Text>

@@ -27,6 +27,8 @@ export function notificationMessage(n: Notification, t: TFunction<'notify'>, tim
       return t('types.client_assigned.message', { client });
     case 'withdrawal_request':
       return t('types.withdrawal_request.message', { client, amount: formatMoney(n.amount ?? 0) });
+    case 'deposit_intent':
+      return t('types.deposit_intent.message', { client, amount: formatMoney(n.amount ?? 0), method: n.method ?? '' });
     default:
       return t(`types.${n.type}.message`, {
         client,

@@ -72,7 +72,11 @@ export function localized(text: LocalizedText | undefined, lang: string): string
 /** The public site's languages (D15); the same list as i18n/resources.ts LANGUAGES, without importing the translations. */
 export const SITE_LANGUAGES = ['ru', 'en', 'kk'] as const;
 
-export const NUMBER_LOCALES: Record<string, string> = { ru: 'ru-RU', en: 'en-US', kk: 'kk-KZ' };
+/**
+ * Number formats per interface language. kk writes numbers as ru does ('3 000,5'); Chromium's ICU reports kk-KZ as
+ * supported yet formats it as en ('3,000.5'), so kk numbers use the ru-RU rules (issue 15 defect 2).
+ */
+export const NUMBER_LOCALES: Record<string, string> = { ru: 'ru-RU', en: 'en-US', kk: 'ru-RU' };
 export function formatNumber(n: number, lang: string, digits?: number): string {
   return n.toLocaleString(NUMBER_LOCALES[lang] ?? 'ru-RU', {
     ...(digits === undefined ? {} : { minimumFractionDigits: digits, maximumFractionDigits: digits }),

@@ -56,6 +56,8 @@ export interface AccountView {
   settings: ClientSettingsResponse;
   settingsReady: boolean;
   openTrades: OpenTrade[];
+  /** The open trades have not loaded yet (issue 15 defect 6: no false 'none'). */
+  openLoading: boolean;
   closed: { items: Trade[]; total: number; loading: boolean; error: boolean };
   page: number;
   setPage: (page: number) => void;
@@ -144,6 +146,7 @@ export function useLiveAccount(): AccountView {
     settings: settings.data ?? DEFAULT_SETTINGS,
     settingsReady: !settings.isPending,
     openTrades: open.data ?? [],
+    openLoading: open.isPending,
     closed: {
       items: closed.data?.items ?? [],
       total: closed.data?.total ?? 0,
@@ -196,6 +199,7 @@ export function useDemoAccount(): AccountView {
     settings: settingsValue,
     settingsReady: !settings.isPending,
     openTrades: state.trades.filter((tr) => tr.status === 'active'),
+    openLoading: false,
     closed: {
       items: closedAll.slice((page - 1) * HISTORY_PAGE_SIZE, page * HISTORY_PAGE_SIZE),
       total,

@@ -6,6 +6,7 @@ import {
   createWithdrawResponseSchema,
   DEFAULT_MAX_TRADE_DOLLARS,
   DEFAULT_PAYOUT_PERCENTAGE,
+  depositIntentSchema,
   depositMethodsResponseSchema,
   MIN_TRADE_DOLLARS,
   myWithdrawRequestsResponseSchema,
@@ -215,5 +216,13 @@ export function useTradeAuditQuery(url: string | null) {
     queryFn: () => apiCall(tradeAuditSchema, url!),
     enabled: url !== null,
     retry: 1,
+  });
+}
+
+/** POST /api/deposit-intents (D21): the confirmed top-up reaches the client's manager; no money moves. */
+export function useCreateDepositIntent() {
+  return useMutation({
+    mutationFn: (body: { amount: number; method_id: number }) =>
+      apiCall(depositIntentSchema, '/api/deposit-intents', { method: 'POST', body }),
   });
 }

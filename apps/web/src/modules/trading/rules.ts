@@ -1,11 +1,12 @@
 import {
+  settleTrade,
   checkWithdrawal,
   dollarsToCents,
   formatDollarLimit,
-  formatUsd,
   WITHDRAW_MIN_DOLLARS,
   type WithdrawCheckFailure,
 } from '@brokerage/shared';
+import { formatMoney } from '../../lib/format';
 
 /**
  * The client screen's input rules (client-platform.md §5) as pure functions: input shaping, and the checks in their
@@ -61,11 +62,14 @@ export interface TradeCheckInput {
   tradingEnabled: boolean;
   /** The server's current price of the asset; null while there is none. */
   price: number | null;
+  /** Whether the balance failed to load (a null balance is otherwise still loading: never read as $0, D10). */
+  balanceError?: boolean;
 }
 
 /**
  * The trade panel's checks, in order (§3 changed, §5 Readings A and B, §9): trading suspended; amount missing or under
- * the $1 minimum; above the account's limit; above the balance; no current price. The buy and sell buttons are
+ * the $1 minimum; above the account's limit; the balance not loaded yet (or not at all); above the balance; no current
+ * price. The buy and sell buttons are
  * disabled while there is a problem, and its text is shown. The server checks the same again.
  */
 export function tradeProblem(input: TradeCheckInput): Problem | null {
@@ -74,7 +78,9 @@ export function tradeProblem(input: TradeCheckInput): Problem | null {
   if (amount === null || amount < input.minTrade) return { code: 'trade_min', params: { min: `$${input.minTrade}` } };
   if (amount > input.maxTrade)
     return { code: 'trade_max', params: { max: formatDollarLimit(Math.round(input.maxTrade * 100)) } };
-  if (input.balance === null || amount > input.balance) return { code: 'trade_insufficient' };
+  // Issue 15 defect 6: a balance not known yet is not a zero balance.
+  if (input.balance === null) return { code: input.balanceError ? 'balance_unavailable' : 'balance_loading' };
+  if (amount > input.balance) return { code: 'trade_insufficient' };
   if (input.price === null || !(input.price > 0)) return { code: 'no_price' };
   return null;
 }
@@ -122,9 +128,9 @@ export function withdrawProblem(
 
 export { WITHDRAW_MIN_DOLLARS };
 
-/** Money as every screen shows it: '$1,234.50' (§9), no sign. */
+/** Money as every screen shows it: '$1,234.50' (§9), no sign; the one formatter of lib/format. */
 export function usd(dollars: number): string {
-  return formatUsd(Math.round(Math.abs(dollars) * 100));
+  return formatMoney(dollars);
 }
 
 /**
@@ -160,4 +166,75 @@ export function potentialProfit(amount: string, payoutPercentage: number): numbe
   const cents = dollarsToCents(amount.trim() === '' ? '0' : amount.trim());
   if (cents === null || cents <= 0) return 0;
   return Math.floor((cents * payoutPercentage) / 100) / 100;
+}
+
+/**
+ * Issue 15 defect 15: the status a client reads for a withdrawal request. Every status has one; the trust issue's
+ * 'awaiting_second_approval' (a second staff member still has to approve, D20) reads as pending, 'На рассмотрении',
+ * as any status this screen does not know yet would: the money is held and nobody has said no.
+ */
+export function withdrawStatusKey(status: string): 'pending' | 'approved' | 'rejected' {
+  if (status === 'approved' || status === 'rejected') return status;
+  return 'pending';
+}
+
+/** §9: the unread badge caps at '99+'. */
+export function unreadBadgeText(unread: number): string {
+  return unread > 99 ? '99+' : String(unread);
+}
+
+/** A problem that only says the screen is still loading (shown in grey, not as an error). */
+export function isLoadingProblem(problem: Problem | null): boolean {
+  return problem?.code === 'balance_loading';
+}
+
+/**
+ * The most one trade may stake (issue 15 defect 5): the smaller of the balance and the account's limit, and which of
+ * the two binds (the limit when they are equal). null while the balance is not known (never a false $0, D10).
+ */
+export function tradeMaximum(
+  balance: number | null,
+  maxTrade: number,
+): { amount: number; binds: 'balance' | 'limit' } | null {
+  if (balance === null) return null;
+  return balance < maxTrade ? { amount: balance, binds: 'balance' } : { amount: maxTrade, binds: 'limit' };
+}
+
+/** What an open trade needs to be valued now. */
+export interface OpenTradeFigures {
+  direction: 'call' | 'put';
+  amount: number;
+  strike_price: number;
+  payout_percentage: number;
+}
+
+/**
+ * Where an open trade stands now (issue 15 defect 1): the result it would have if it expired at `price`, by THE
+ * settlement rule of D1 (the shared settleTrade, as the server settles), in dollars: +profit when in the money, −stake
+ * when out of it, 0 on a tie. null while there is no current price.
+ */
+export function tradeStanding(
+  trade: OpenTradeFigures,
+  price: number | null | undefined,
+): { status: 'won' | 'lost' | 'tie'; result: number; payout: number } | null {
+  if (price === null || price === undefined || !Number.isFinite(price)) return null;
+  try {
+    const settled = settleTrade({
+      direction: trade.direction,
+      strikePrice: trade.strike_price,
+      closePrice: price,
+      amountCents: Math.round(trade.amount * 100),
+      payoutPercentage: trade.payout_percentage,
+    });
+    return { status: settled.status, result: settled.profitCents / 100, payout: settled.creditCents / 100 };
+  } catch {
+    return null;
+  }
+}
+
+/** A signed money figure: '+$21.25', '-$25.00', '$0.00'. */
+export function signedUsd(dollars: number): string {
+  if (dollars > 0) return `+${usd(dollars)}`;
+  if (dollars < 0) return `-${usd(dollars)}`;
+  return usd(0);
 }

@@ -8,12 +8,15 @@ export function TablePager({
   page,
   perPage,
   total,
+  capped = false,
   onPageChange,
   onPerPageChange,
 }: {
   page: number;
   perPage: number;
   total: number;
+  /** The total is a cap ('more than'), not an exact count: the pages cover the first `total` rows. */
+  capped?: boolean;
   onPageChange: (page: number) => void;
   onPerPageChange: (perPage: number) => void;
 }) {
@@ -23,7 +26,7 @@ export function TablePager({
     <Group justify="space-between" mt="md" gap="sm" wrap="wrap">
       <Group gap="sm">
         <Text size="sm" c="dimmed">
-          {t('common.total', { count: total })}
+          {capped ? t('common.totalCapped', { count: total }) : t('common.total', { count: total })}
         </Text>
         <Select
           aria-label={t('common.perPage')}
@@ -43,6 +46,18 @@ export function TablePager({
         siblings={2}
         boundaries={1}
         size="sm"
+        // The arrow buttons have no text: each is named (axe button-name).
+        getControlProps={(control) => ({
+          'aria-label': t(
+            control === 'previous'
+              ? 'common.pagerPrev'
+              : control === 'next'
+                ? 'common.pagerNext'
+                : control === 'first'
+                  ? 'common.pagerFirst'
+                  : 'common.pagerLast',
+          ),
+        })}
       />
     </Group>
   );

@@ -13,6 +13,7 @@ import {
 } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TruncatedCell, TruncatedText } from '../../ui/TruncatedText';
 import { errorText } from '../../../lib/api';
 import { formatCount } from '../../../lib/format';
 import { ConfirmModal } from '../../ui/ConfirmModal';
@@ -167,21 +168,15 @@ export function AffiliatesList() {
               {items.map((affiliate) => (
                 <Table.Tr key={affiliate.id} data-testid="affiliate-row" data-affiliate-id={affiliate.id}>
                   <Table.Td>
-                    <Text size="sm" fw={600}>
-                      {affiliate.name}
-                    </Text>
+                    <TruncatedText value={affiliate.name} fw={600} />
                     {affiliate.description ? (
                       <Text size="xs" c="dimmed" lineClamp={1} maw={260}>
                         {affiliate.description}
                       </Text>
                     ) : null}
                   </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{affiliate.contact_person || tr('common.dash')}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{affiliate.contact_email || tr('common.dash')}</Text>
-                  </Table.Td>
+                  <TruncatedCell value={affiliate.contact_person || tr('common.dash')} />
+                  <TruncatedCell value={affiliate.contact_email || tr('common.dash')} />
                   <Table.Td>
                     <Badge
                       color={AFFILIATE_STATUS_COLORS[affiliate.status]}

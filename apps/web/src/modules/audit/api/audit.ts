@@ -1,4 +1,4 @@
-import { auditResponseSchema } from '@brokerage/shared';
+import { auditResponseSchema, auditVerifyResponseSchema } from '@brokerage/shared';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { apiCall } from '../../../lib/api';
 
@@ -36,5 +36,14 @@ export function useAuditLog(params: AuditListParams) {
         signal,
       }),
     placeholderData: keepPreviousData,
+  });
+}
+
+/** Issue 13: the tamper-evident chain walked from its first row (GET /api/audit/verify). */
+export function useAuditChain() {
+  return useQuery({
+    queryKey: [...auditKeys.all, 'verify'] as const,
+    queryFn: ({ signal }) => apiCall(auditVerifyResponseSchema, '/api/audit/verify', { signal }),
+    staleTime: 60_000,
   });
 }

@@ -7,6 +7,7 @@ import { useCurrentUser } from '../../auth/current-user';
 import { PageHeader } from '../../ui/PageHeader';
 import { TablePager } from '../../ui/TablePager';
 import { useAuditLog, type AuditFilters } from '../api/audit';
+import { AuditChainStatus } from './AuditChainStatus';
 import { AuditDetailsModal } from './AuditDetailsModal';
 import { AuditFiltersPanel, EMPTY_AUDIT_FILTERS } from './AuditFiltersPanel';
 import { AuditTable } from './AuditTable';
@@ -26,6 +27,7 @@ export function AuditLog() {
   return (
     <>
       <PageHeader title={t('audit.title')} subtitle={t('audit.subtitle')} />
+      <AuditChainStatus />
       <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
         <AuditFiltersPanel
           value={filters}

@@ -3,6 +3,7 @@ import { ActionIcon, Group, Table, Text, Tooltip } from '@mantine/core';
 import { IconEye } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { TableStateRows } from '../../ui/TableStateRows';
+import { TruncatedText } from '../../ui/TruncatedText';
 import { formatDateTime } from '../../../lib/format';
 import { roleLabelKey } from '../../ui/role-label';
 import { auditActionLabel } from '../action-label';
@@ -54,7 +55,7 @@ export function AuditTable({
                 </Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm">{entry.actor_name ?? t('audit.system')}</Text>
+                <TruncatedText value={entry.actor_name ?? t('audit.system')} data-testid="audit-actor" />
                 {entry.actor_role && isUserRole(entry.actor_role) ? (
                   <Text size="xs" c="dimmed">
                     {t(roleLabelKey(entry.actor_role))}
@@ -65,16 +66,17 @@ export function AuditTable({
                 <Text size="sm">{auditActionLabel(entry.action, t)}</Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm" ff="monospace">
-                  {entry.entity_type
-                    ? `${entry.entity_type}${entry.entity_id ? ` #${entry.entity_id}` : ''}`
-                    : t('common.dash')}
-                </Text>
+                <TruncatedText
+                  ff="monospace"
+                  value={
+                    entry.entity_type
+                      ? `${entry.entity_type}${entry.entity_id ? ` #${entry.entity_id}` : ''}`
+                      : t('common.dash')
+                  }
+                />
               </Table.Td>
               <Table.Td>
-                <Text size="sm" ff="monospace">
-                  {entry.ip ?? t('common.dash')}
-                </Text>
+                <TruncatedText ff="monospace" value={entry.ip ?? t('common.dash')} />
               </Table.Td>
               <Table.Td>
                 <Group justify="flex-end">

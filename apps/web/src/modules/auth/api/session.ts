@@ -1,8 +1,8 @@
 import {
   demoAccountsResponseSchema,
   homePathFor,
+  loginResponseSchema,
   meResponseSchema,
-  sessionResponseSchema,
   type LoginRequest,
   type Role,
   type User,
@@ -56,7 +56,8 @@ export function signedIn(user: User): void {
 
 export function useLogin() {
   return useMutation({
-    mutationFn: (body: LoginRequest) => apiCall(sessionResponseSchema, '/api/auth/login', { method: 'POST', body }),
+    // A session, or for staff with two-factor sign-in a challenge for the code or the enrollment step.
+    mutationFn: (body: LoginRequest) => apiCall(loginResponseSchema, '/api/auth/login', { method: 'POST', body }),
   });
 }
 

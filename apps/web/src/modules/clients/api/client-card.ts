@@ -11,6 +11,7 @@ import {
   commentSchema,
   commentsResponseSchema,
   depositsResponseSchema,
+  depositIntentsResponseSchema,
   reminderSchema,
   remindersResponseSchema,
   depositWriteResponseSchema,
@@ -249,6 +250,22 @@ export function useChangeClientPassword(clientId: number) {
       apiCall(okSchema, `/api/clients/${clientId}/change-password`, {
         method: 'PUT',
         body: { new_password: newPassword },
+      }),
+  });
+}
+
+export const depositIntentKeys = {
+  forClient: (clientId: number) => ['clients', 'deposit-intents', clientId] as const,
+};
+
+/** GET /api/clients/:id/deposit-intents (D21): the client's confirmed top-ups, newest first; not money. */
+export function useClientDepositIntents(clientId: number) {
+  return useQuery({
+    queryKey: depositIntentKeys.forClient(clientId),
+    queryFn: ({ signal }) =>
+      apiCall(depositIntentsResponseSchema, `/api/clients/${clientId}/deposit-intents`, {
+        query: { per_page: 20 },
+        signal,
       }),
   });
 }

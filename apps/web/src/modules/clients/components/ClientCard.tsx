@@ -18,6 +18,7 @@ import { useManagerText } from './ClientsTable';
 import { ClientStatusBadge } from './ClientStatusBadge';
 import { CommentsCard } from './CommentsCard';
 import { DepositsCard } from './DepositsCard';
+import { DepositIntentsCard } from './DepositIntentsCard';
 import { EditClientModal, useErrorWithDetail } from './EditClientModal';
 import { IdentityAlert } from './IdentityAlert';
 import { RemindersCard } from './RemindersCard';
@@ -209,6 +210,7 @@ export function ClientCard() {
             <IdentityAlert client={data} />
             <MainInfoCard client={data} timeZone={user.business_timezone} />
             <DepositsCard clientId={data.id} timeZone={user.business_timezone} />
+            <DepositIntentsCard clientId={data.id} timeZone={user.business_timezone} />
             <SimpleGrid cols={{ base: 1, xl: 2 }} spacing="md">
               <CommentsCard clientId={data.id} timeZone={user.business_timezone} />
               <RemindersCard clientId={data.id} timeZone={user.business_timezone} />

@@ -68,7 +68,12 @@ export function ClientStatsCard({
   );
 }
 
-const WITHDRAWAL_COLORS = { approved: 'green', rejected: 'red', pending: 'yellow' } as const;
+const WITHDRAWAL_COLORS = {
+  approved: 'green',
+  rejected: 'red',
+  pending: 'yellow',
+  awaiting_second_approval: 'orange',
+} as const;
 
 /** §2.6 withdrawal requests card (only when the client has any): the first three, masked to the last 4 digits. */
 export function ClientWithdrawalsCard({

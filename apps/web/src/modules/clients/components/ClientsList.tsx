@@ -218,6 +218,8 @@ export function ClientsList() {
   const failed = clients.isError && !clients.data;
   const items = clients.data?.items ?? [];
   const total = clients.data?.total;
+  // Above 10,000 matches of a search-like filter the server stops counting and says so (decisions.md).
+  const capped = clients.data?.total_capped ?? false;
   const view = { items, loading: clients.isPending, showManager: withManagers, timeZone: user.business_timezone };
   const assignable = (managerOptions ?? []).filter((option) => option.value !== UNASSIGNED);
   const selection = withManagers
@@ -243,7 +245,7 @@ export function ClientsList() {
           total === undefined ? null : (
             <Badge size="lg" variant="light" radius="sm" data-testid="clients-total" data-total={total}>
               <VisuallyHidden>{t('clients.totalLabel')} </VisuallyHidden>
-              {formatCount(total)}
+              {capped ? tc('list.totalCapped', { count: formatCount(total) }) : formatCount(total)}
             </Badge>
           )
         }
@@ -382,13 +384,16 @@ export function ClientsList() {
             </div>
             {total ? (
               <Text size="sm" c="dimmed" mt="sm" data-testid="clients-shown">
-                {tc('list.shown', { from, to, total })}
+                {capped
+                  ? tc('list.shownCapped', { from, to, total: formatCount(total) })
+                  : tc('list.shown', { from, to, total })}
               </Text>
             ) : null}
             <TablePager
               page={page}
               perPage={state.perPage}
               total={total ?? 0}
+              capped={capped}
               onPageChange={setPage}
               onPerPageChange={(perPage) => isPageSize(perPage) && update({ perPage })}
             />

@@ -7,6 +7,7 @@ import { useNavigate } from 'react-router';
 import { formatDate, formatMoney, formatTime } from '../../../lib/format';
 import type { ClientSortField, SortOrder } from '../list-state';
 import { ClientStatusBadge } from './ClientStatusBadge';
+import { TruncatedCell, TruncatedText } from '../../ui/TruncatedText';
 import { IdentityBadge } from './IdentityAlert';
 
 export interface ClientsViewProps {
@@ -101,19 +102,6 @@ function DateTimeCell({ value, timeZone }: { value: string | null; timeZone: str
         {formatTime(new Date(value), timeZone)}
       </Text>
     </Table.Td>
-  );
-}
-
-/** An e-mail that may wrap before its '@' when the column is narrow, and nowhere else. */
-function BreakableEmail({ email }: { email: string }) {
-  const at = email.lastIndexOf('@');
-  if (at <= 0) return email;
-  return (
-    <>
-      {email.slice(0, at)}
-      <wbr />
-      {email.slice(at)}
-    </>
   );
 }
 
@@ -236,20 +224,18 @@ export function ClientsTable({
               </Table.Td>
               <Table.Td>
                 <Group gap={6} wrap="nowrap">
-                  <Text size="sm" fw={500}>
-                    {client.name || dash}
-                  </Text>
+                  <TruncatedText value={client.name || dash} fw={500} data-testid="client-name" />
                   <IdentityBadge client={client} />
                 </Group>
               </Table.Td>
-              <Cell>{client.email ? <BreakableEmail email={client.email} /> : dash}</Cell>
-              <Cell nowrap>{client.phone || dash}</Cell>
-              <Cell>{client.country || dash}</Cell>
+              <TruncatedCell value={client.email || dash} />
+              <TruncatedCell value={client.phone || dash} />
+              <TruncatedCell value={client.country || dash} />
               <Table.Td>
                 <ClientStatusBadge status={client.status} />
               </Table.Td>
-              <Cell>{client.campaign || dash}</Cell>
-              <Cell>{affiliateOf(client.campaign) ?? dash}</Cell>
+              <TruncatedCell value={client.campaign || dash} />
+              <TruncatedCell value={affiliateOf(client.campaign) ?? dash} />
               <Table.Td ta="right">
                 <Text size="sm" style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
                   {formatMoney(client.total_deposits)}
@@ -257,11 +243,10 @@ export function ClientsTable({
               </Table.Td>
               <Cell>{client.ftd ? tc('list.yes') : tc('list.no')}</Cell>
               {showManager ? (
-                <Table.Td>
-                  <Text size="sm" c={client.assigned_manager === null ? 'dimmed' : undefined}>
-                    {managerText(client)}
-                  </Text>
-                </Table.Td>
+                <TruncatedCell
+                  value={managerText(client)}
+                  c={client.assigned_manager === null ? 'dimmed' : undefined}
+                />
               ) : null}
               <DateTimeCell value={client.created_at} timeZone={timeZone} />
               <DateTimeCell value={client.last_comment_date} timeZone={timeZone} />

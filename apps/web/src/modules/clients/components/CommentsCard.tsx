@@ -47,6 +47,7 @@ export function CommentsCard({ clientId, timeZone }: { clientId: number; timeZon
             onChange={(event) => setText(event.currentTarget.value)}
             autosize
             minRows={2}
+            maxRows={8}
             data-testid="comment-text"
           />
           <Group justify="space-between">
@@ -78,8 +79,8 @@ export function CommentsCard({ clientId, timeZone }: { clientId: number; timeZon
             data-testid="comment"
             data-pinned={comment.is_pinned}
           >
-            <Group justify="space-between" wrap="nowrap" gap="xs">
-              <Group gap="xs">
+            <Group justify="space-between" wrap="nowrap" gap="xs" align="flex-start">
+              <Group gap="xs" wrap="wrap" miw={0}>
                 <Text size="sm" fw={600}>
                   {comment.user_name || t('common.dash')}
                 </Text>
@@ -96,6 +97,8 @@ export function CommentsCard({ clientId, timeZone }: { clientId: number; timeZon
                 size="compact-xs"
                 variant="subtle"
                 leftSection={comment.is_pinned ? <IconPinnedOff size={14} /> : <IconPin size={14} />}
+                // Never squeezed: the label stays whole ('Закрепить', not 'Закрепит').
+                style={{ flexShrink: 0 }}
                 onClick={() => pin.mutate({ id: comment.id, isPinned: !comment.is_pinned })}
                 data-testid="comment-toggle-pin"
               >

@@ -1,4 +1,4 @@
-import { depositAmount, type Deposit } from '@brokerage/shared';
+import { type Deposit } from '@brokerage/shared';
 import {
   ActionIcon,
   Badge,
@@ -21,7 +21,30 @@ import { errorText } from '../../../lib/api';
 import { formatCount, formatDateTime, formatMoney } from '../../../lib/format';
 import { ConfirmModal } from '../../ui/ConfirmModal';
 import { ErrorBox } from '../../ui/ErrorBox';
+import { depositAmountProblem, MAX_DEPOSIT_DOLLARS } from '../deposit-amount';
+import { TruncatedCell } from '../../ui/TruncatedText';
 import { useClientDeposits, useCreateDeposit, useDeleteDeposit, useUpdateDeposit } from '../api/client-card';
+
+/**
+ * D20 on the card: a deposit whose crediting (or raise) waits for a second staff member, one whose credit was
+ * cancelled (recorded, never credited), or one not credited yet (no account or identity unconfirmed).
+ */
+function CreditState({ deposit }: { deposit: Deposit }) {
+  const { t } = useTranslation();
+  if (deposit.credit_status === 'pending') {
+    return (
+      <Badge color="orange" variant="light" size="sm" data-testid="deposit-credit-pending">
+        {t('clients.deposits.creditPending')}
+      </Badge>
+    );
+  }
+  if (deposit.credited) return null;
+  return (
+    <Badge color="gray" variant="light" size="sm" data-testid="deposit-not-credited">
+      {t(deposit.credit_status === 'cancelled' ? 'clients.deposits.creditCancelled' : 'clients.deposits.notCredited')}
+    </Badge>
+  );
+}
 
 function DepositForm({
   clientId,
@@ -38,16 +61,21 @@ function DepositForm({
   const mutation = deposit ? update : create;
   const [amount, setAmount] = useState<number | string>(deposit ? deposit.amount : '');
   const [notes, setNotes] = useState(deposit?.notes ?? '');
-  const valid = typeof amount === 'number' && depositAmount.safeParse(amount).success;
+  const problem = depositAmountProblem(amount);
+  const valid = typeof amount === 'number' && problem === null;
 
   const submit = (event: React.FormEvent) => {
     event.preventDefault();
     if (typeof amount !== 'number' || !valid) return;
     const done = {
-      onSuccess: () => {
+      onSuccess: (answer: Deposit) => {
+        // D20: above the threshold the deposit is recorded but its crediting waits for a second person.
+        const waits = answer.credit_status === 'pending';
         notifications.show({
-          color: 'green',
-          message: t(deposit ? 'clients.deposits.updated' : 'clients.deposits.added'),
+          color: waits ? 'orange' : 'green',
+          message: t(
+            waits ? 'clients.deposits.awaiting' : deposit ? 'clients.deposits.updated' : 'clients.deposits.added',
+          ),
         });
         onClose();
       },
@@ -64,11 +92,17 @@ function DepositForm({
           label={t('clients.deposits.amount')}
           required
           min={0.01}
+          clampBehavior="none"
           step={0.01}
           decimalScale={2}
           prefix="$"
           value={amount}
           onChange={setAmount}
+          error={
+            problem
+              ? t(`clients.deposits.amountProblem.${problem}`, { max: formatMoney(MAX_DEPOSIT_DOLLARS) })
+              : undefined
+          }
           data-autofocus
           data-testid="deposit-amount"
         />
@@ -77,6 +111,7 @@ function DepositForm({
           value={notes}
           onChange={(event) => setNotes(event.currentTarget.value)}
           autosize
+          maxRows={8}
           minRows={2}
           data-testid="deposit-notes"
         />
@@ -167,13 +202,10 @@ export function DepositsCard({ clientId, timeZone }: { clientId: number; timeZon
                   <Text size="sm" data-testid="deposit-amount-cell">
                     {formatMoney(deposit.amount)}
                   </Text>
+                  <CreditState deposit={deposit} />
                 </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{deposit.notes || t('common.dash')}</Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{deposit.created_by_name || t('common.dash')}</Text>
-                </Table.Td>
+                <TruncatedCell value={deposit.notes || t('common.dash')} />
+                <TruncatedCell value={deposit.created_by_name || t('common.dash')} />
                 <Table.Td>
                   <Group gap={4} wrap="nowrap">
                     <ActionIcon
@@ -225,7 +257,7 @@ export function DepositsCard({ clientId, timeZone }: { clientId: number; timeZon
       <ConfirmModal
         opened={deleting !== null}
         title={t('clients.deposits.deleteTitle')}
-        text={deleting ? t('clients.deposits.deleteConfirm', { amount: deleting.amount.toFixed(2) }) : ''}
+        text={deleting ? t('clients.deposits.deleteConfirm', { amount: formatMoney(deleting.amount) }) : ''}
         confirmLabel={t('clients.deposits.delete')}
         loading={remove.isPending}
         onConfirm={confirmDelete}

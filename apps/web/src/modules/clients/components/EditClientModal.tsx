@@ -114,7 +114,13 @@ function EditClientForm({
             />
           ) : null}
         </SimpleGrid>
-        <Textarea label={t('clients.card.fields.notes')} autosize minRows={3} {...form.getInputProps('notes')} />
+        <Textarea
+          label={t('clients.card.fields.notes')}
+          autosize
+          maxRows={8}
+          minRows={3}
+          {...form.getInputProps('notes')}
+        />
         <Group justify="flex-end" mt="sm">
           <Button variant="default" onClick={onClose}>
             {t('common.cancel')}

@@ -5,23 +5,27 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { errorText } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime, zonedInputToInstant } from '../../../lib/format';
 import { ErrorBox } from '../../ui/ErrorBox';
 import { ConfirmModal } from '../../ui/ConfirmModal';
 import { ReminderEditModal } from '../../reminders-calendar/components/ReminderEditModal';
+import { reminderTimeInPast } from '../../reminders-calendar/past';
 import { useAddReminder, useClientReminders, useDeleteReminder, useSetReminderStatus } from '../api/client-card';
 
 /** §4: pending yellow, completed green, cancelled red. */
 const STATUS_COLORS: Record<ReminderStatus, string> = { pending: 'yellow', completed: 'green', cancelled: 'red' };
 
-function ReminderForm({ clientId, onClose }: { clientId: number; onClose: () => void }) {
+function ReminderForm({ clientId, timeZone, onClose }: { clientId: number; timeZone: string; onClose: () => void }) {
   const { t } = useTranslation();
   const add = useAddReminder(clientId);
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
   const [when, setWhen] = useState('');
-  const moment = when ? new Date(when) : null;
-  const valid = title.trim() !== '' && moment !== null && !Number.isNaN(moment.getTime());
+  // D19: the typed time is the business zone's wall time, whatever zone the browser is in.
+  const moment = when ? zonedInputToInstant(when, timeZone) : null;
+  // Judged when the time is typed (an event, not the render): a time already gone is refused at once.
+  const [inPast, setInPast] = useState(false);
+  const valid = title.trim() !== '' && moment !== null && !Number.isNaN(moment.getTime()) && !inPast;
 
   const submit = (event: React.FormEvent) => {
     event.preventDefault();
@@ -52,7 +56,13 @@ function ReminderForm({ clientId, onClose }: { clientId: number; onClose: () => 
           required
           type="datetime-local"
           value={when}
-          onChange={(event) => setWhen(event.currentTarget.value)}
+          onChange={(event) => {
+            const value = event.currentTarget.value;
+            setWhen(value);
+            setInPast(reminderTimeInPast(value ? zonedInputToInstant(value, timeZone) : null, Date.now()));
+          }}
+          error={inPast ? t('clients.reminders.inPast') : undefined}
+          description={t('clients.reminders.zoneHint', { zone: timeZone })}
           data-testid="reminder-time"
         />
         <Group justify="flex-end" mt="sm">
@@ -185,7 +195,7 @@ export function RemindersCard({ clientId, timeZone }: { clientId: number; timeZo
         onClose={() => setDeleting(null)}
       />
       <Modal opened={adding} onClose={() => setAdding(false)} title={t('clients.reminders.addTitle')} centered>
-        {adding ? <ReminderForm clientId={clientId} onClose={() => setAdding(false)} /> : null}
+        {adding ? <ReminderForm clientId={clientId} timeZone={timeZone} onClose={() => setAdding(false)} /> : null}
       </Modal>
     </Paper>
   );

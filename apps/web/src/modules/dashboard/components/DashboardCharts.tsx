@@ -76,7 +76,14 @@ export function DashboardCharts({ data, extended }: { data: DashboardResponse; e
             </Text>
           ) : (
             <Stack align="center" gap="xs">
-              <DonutChart data={statuses} withTooltip tooltipDataSource="segment" size={180} thickness={28} />
+              <DonutChart
+                // Each segment is an svg image: it carries its name and count (axe svg-img-alt).
+                data={statuses.map((s) => ({ ...s, 'aria-label': `${s.name}: ${s.value}` }))}
+                withTooltip
+                tooltipDataSource="segment"
+                size={180}
+                thickness={28}
+              />
               <Stack gap={2} w="100%">
                 {statuses.map((s) => (
                   <Text key={s.name} size="xs" c="dimmed">

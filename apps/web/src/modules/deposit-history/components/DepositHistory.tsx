@@ -12,6 +12,7 @@ import {
 } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TruncatedText } from '../../ui/TruncatedText';
 import { useNavigate } from 'react-router';
 import { formatCount, formatDateTime, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
@@ -284,7 +285,7 @@ export function DepositHistory() {
                     >
                       {t('history.clientId', { id: deposit.client_id })}
                     </Anchor>
-                    <Text size="sm">{deposit.client_name || t('history.clientName', { id: deposit.client_id })}</Text>
+                    <TruncatedText value={deposit.client_name || t('history.clientName', { id: deposit.client_id })} />
                   </Table.Td>
                   <Table.Td>
                     <Badge color={TYPE_COLORS[deposit.deposit_type] ?? 'gray'} variant="light">
@@ -307,9 +308,10 @@ export function DepositHistory() {
                     </Text>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm" data-testid="history-creator">
-                      {deposit.created_by_name || t('history.unknown')}
-                    </Text>
+                    <TruncatedText
+                      value={deposit.created_by_name || t('history.unknown')}
+                      data-testid="history-creator"
+                    />
                   </Table.Td>
                   {superadmin ? (
                     <Table.Td>

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router';
 import { STORAGE_KEYS } from '../../../lib/storage-keys';
+import { FailedAttemptsNotice } from '../../auth/components/FailedAttemptsNotice';
 import { useCurrentUser } from '../../auth/current-user';
 import { ThemeToggle } from '../../ui/ThemeToggle';
 import { useSwipeLeft } from '../hooks/useSwipeLeft';
@@ -106,6 +107,7 @@ export function CrmLayout() {
       </AppShell.Navbar>
 
       <AppShell.Main>
+        <FailedAttemptsNotice timeZone={user.business_timezone} />
         <Outlet />
       </AppShell.Main>
       <NotificationsBell timeZone={user.business_timezone} />

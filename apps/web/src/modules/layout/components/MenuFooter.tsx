@@ -1,9 +1,11 @@
 import { Avatar, Button, Group, Stack, Text, Tooltip, ActionIcon } from '@mantine/core';
-import { IconBell, IconLogout } from '@tabler/icons-react';
+import { IconBell, IconLogout, IconShieldLock } from '@tabler/icons-react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { changeLanguage, currentLanguage } from '../../../i18n';
 import type { CurrentUser } from '../../auth/api/session';
 import { logout } from '../../auth/api/session';
+import { TwoFactorSetupModal } from '../../auth/components/TwoFactorSetup';
 import { LanguageSwitch } from '../../ui/LanguageSwitch';
 import { roleLabelKey } from '../../ui/role-label';
 import { ThemeToggle } from '../../ui/ThemeToggle';
@@ -24,6 +26,9 @@ export function MenuFooter({ user, collapsed }: { user: CurrentUser; collapsed: 
   const testNotification = useTestNotification();
   const displayName = user.name || user.email;
   const roleLabel = t(roleLabelKey(user.role));
+  // Issue 13: voluntary two-factor enrollment for staff.
+  const [twoFactorOpen, setTwoFactorOpen] = useState(false);
+  const twoFactorModal = <TwoFactorSetupModal opened={twoFactorOpen} onClose={() => setTwoFactorOpen(false)} />;
 
   if (collapsed) {
     const nextLanguage = currentLanguage() === 'ru' ? 'en' : 'ru';
@@ -59,6 +64,18 @@ export function MenuFooter({ user, collapsed }: { user: CurrentUser; collapsed: 
             {initials(displayName)}
           </Avatar>
         </Tooltip>
+        <Tooltip label={t('layout.twoFactor')} position="right">
+          <ActionIcon
+            variant="default"
+            size="lg"
+            aria-label={t('layout.twoFactor')}
+            onClick={() => setTwoFactorOpen(true)}
+            data-testid="two-factor-menu"
+          >
+            <IconShieldLock size={18} />
+          </ActionIcon>
+        </Tooltip>
+        {twoFactorModal}
         <Tooltip label={t('layout.logout')} position="right">
           <ActionIcon
             variant="subtle"
@@ -103,6 +120,16 @@ export function MenuFooter({ user, collapsed }: { user: CurrentUser; collapsed: 
           </Text>
         </div>
       </Group>
+      <Button
+        variant="default"
+        leftSection={<IconShieldLock size={16} />}
+        onClick={() => setTwoFactorOpen(true)}
+        data-testid="two-factor-menu"
+        fullWidth
+      >
+        {t('layout.twoFactor')}
+      </Button>
+      {twoFactorModal}
       <Button
         variant="light"
         color="red"

@@ -56,7 +56,6 @@ export function LeadFileDropZone({
         role="button"
         tabIndex={disabled ? -1 : 0}
         aria-disabled={disabled}
-        aria-label={t('upload.dropzone.label')}
         data-testid="lead-import-dropzone"
         data-active={over || undefined}
         onClick={open}

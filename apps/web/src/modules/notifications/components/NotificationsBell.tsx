@@ -189,29 +189,29 @@ export function NotificationsBell({
         trapFocus
         returnFocus
       >
-        <Popover.Target>
-          <Indicator
-            label={badgeText(unread)}
-            size={20}
-            color="red"
-            disabled={unread === 0}
-            offset={6}
-            data-testid="notifications-badge"
-          >
+        <Indicator
+          label={badgeText(unread)}
+          size={20}
+          color="red"
+          disabled={unread === 0}
+          offset={6}
+          data-testid="notifications-badge"
+        >
+          {/* The popover's target is the button itself: a div may not carry aria-haspopup/aria-expanded. */}
+          <Popover.Target>
             <ActionIcon
               size={52}
               radius="xl"
               variant="filled"
               aria-label={t('bell.open', { count: unread })}
-              aria-expanded={opened}
               onClick={() => setOpened((o) => !o)}
               data-testid="notifications-bell"
               data-unread={unread}
             >
               <IconBell size={26} />
             </ActionIcon>
-          </Indicator>
-        </Popover.Target>
+          </Popover.Target>
+        </Indicator>
         <Popover.Dropdown p="xs" data-testid="notifications-panel" maw="calc(100vw - 24px)">
           <Group justify="space-between" mb="xs" wrap="nowrap">
             <Group gap={6}>

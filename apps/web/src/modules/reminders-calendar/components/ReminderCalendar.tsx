@@ -10,7 +10,6 @@ import {
   SimpleGrid,
   Stack,
   Text,
-  TextInput,
   Title,
   UnstyledButton,
 } from '@mantine/core';
@@ -18,6 +17,7 @@ import { IconCheck, IconChevronLeft, IconChevronRight, IconEdit, IconX } from '@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { DateInput } from '@mantine/dates';
 import { formatDate, formatTime } from '../../../lib/format';
 import { useSetReminderStatus } from '../../clients/api/client-card';
 import { useStaffOptions } from '../../staff/api/staff';
@@ -149,28 +149,32 @@ export function ReminderCalendar({ timeZone }: { timeZone: string }) {
           />
           <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm">
             {filters.period === 'day' || filters.period === 'week' || filters.period === 'month' ? (
-              <TextInput
-                type="date"
+              <DateInput
                 label={t('calendar.date')}
-                value={filters.date ?? ''}
-                onChange={(e) => set({ date: e.currentTarget.value || null })}
+                value={filters.date ?? null}
+                onChange={(date) => set({ date: date || null })}
+                valueFormat="DD.MM.YYYY"
+                placeholder={t('calendar.datePlaceholder')}
+                clearable
                 data-testid="calendar-date"
               />
             ) : null}
             {filters.period === 'range' ? (
               <>
-                <TextInput
-                  type="date"
+                <DateInput
                   label={t('calendar.dateFrom')}
-                  value={filters.dateFrom}
-                  onChange={(e) => set({ dateFrom: e.currentTarget.value })}
+                  value={filters.dateFrom || null}
+                  onChange={(date) => set({ dateFrom: date ?? '' })}
+                  valueFormat="DD.MM.YYYY"
+                  placeholder={t('calendar.datePlaceholder')}
                   data-testid="calendar-date-from"
                 />
-                <TextInput
-                  type="date"
+                <DateInput
                   label={t('calendar.dateTo')}
-                  value={filters.dateTo}
-                  onChange={(e) => set({ dateTo: e.currentTarget.value })}
+                  value={filters.dateTo || null}
+                  onChange={(date) => set({ dateTo: date ?? '' })}
+                  valueFormat="DD.MM.YYYY"
+                  placeholder={t('calendar.datePlaceholder')}
                   data-testid="calendar-date-to"
                 />
               </>

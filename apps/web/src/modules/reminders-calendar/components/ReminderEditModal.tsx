@@ -4,25 +4,29 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
 import { ErrorBox } from '../../ui/ErrorBox';
+import { instantToZonedInput, zonedInputToInstant } from '../../../lib/format';
+import { useCurrentUser } from '../../auth/current-user';
 import { useUpdateReminder } from '../../clients/api/client-card';
+import { reminderTimeInPast } from '../past';
 
-/** An instant as the value of a datetime-local input, in the browser's time. */
-export function toLocalInput(iso: string): string {
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+/** D19: an instant as the value of a datetime-local input, the business zone's wall time. */
+export function toLocalInput(iso: string, timeZone: string): string {
+  return instantToZonedInput(iso, timeZone);
 }
 
 function EditForm({ reminder, onClose }: { reminder: Reminder; onClose: () => void }) {
   const { t } = useTranslation('notify');
   const { t: tRoot } = useTranslation();
   const update = useUpdateReminder();
+  const timeZone = useCurrentUser().business_timezone;
   const [title, setTitle] = useState(reminder.title);
   const [description, setDescription] = useState(reminder.description);
-  const [when, setWhen] = useState(toLocalInput(reminder.scheduled_time));
+  const [when, setWhen] = useState(toLocalInput(reminder.scheduled_time, timeZone));
   const [status, setStatus] = useState<ReminderStatus>(reminder.status);
-  const moment = when ? new Date(when) : null;
-  const valid = title.trim() !== '' && moment !== null && !Number.isNaN(moment.getTime());
+  const moment = when ? zonedInputToInstant(when, timeZone) : null;
+  // Judged when the time is changed (an event, not the render); an unchanged old time is fine.
+  const [inPast, setInPast] = useState(false);
+  const valid = title.trim() !== '' && moment !== null && !Number.isNaN(moment.getTime()) && !inPast;
   const failure =
     update.error instanceof ApiError && update.error.detail
       ? update.error.detail
@@ -62,7 +66,19 @@ function EditForm({ reminder, onClose }: { reminder: Reminder; onClose: () => vo
           required
           type="datetime-local"
           value={when}
-          onChange={(e) => setWhen(e.currentTarget.value)}
+          onChange={(e) => {
+            const value = e.currentTarget.value;
+            setWhen(value);
+            setInPast(
+              reminderTimeInPast(
+                value ? zonedInputToInstant(value, timeZone) : null,
+                Date.now(),
+                reminder.scheduled_time,
+              ),
+            );
+          }}
+          error={inPast ? tRoot('clients.reminders.inPast') : undefined}
+          description={tRoot('clients.reminders.zoneHint', { zone: timeZone })}
           data-testid="reminder-edit-time"
         />
         <Select

@@ -44,9 +44,9 @@ export function Footer({ content, facts }: { content: SiteContent | undefined; f
           ) : null}
         </div>
         <div className="site-footer-row">
-          <div className="site-cards" aria-label={t('footer.cards')}>
+          <div className="site-cards" role="group" aria-label={t('footer.cards')}>
             <span className="site-card-logo visa">VISA</span>
-            <span className="site-card-logo mc" aria-label="Mastercard">
+            <span className="site-card-logo mc" role="img" aria-label="Mastercard">
               <i />
               <i />
             </span>

@@ -89,6 +89,9 @@ export function Header({ brand, active, user, onLanguage, onLogin, onRegister, o
       <AccountLinks user={user} onLogout={onLogout} />
     ) : (
       <>
+        <a className="site-btn site-btn-ghost" href="/demo" data-testid="header-demo">
+          {t('header.demo')}
+        </a>
         <button type="button" className="site-btn site-btn-ghost" onClick={() => (setOpen(false), onLogin())}>
           {t('header.login')}
         </button>
@@ -101,7 +104,13 @@ export function Header({ brand, active, user, onLanguage, onLogin, onRegister, o
   return (
     <header className="site-header">
       <div className="site-container site-header-row">
-        <a className="site-logo" href="#home" onClick={(e) => (e.preventDefault(), go('home'))}>
+        <a
+          className="site-logo"
+          href="#home"
+          // Until the site's content (the brand) has loaded the logo link still has a name.
+          aria-label={brand ? undefined : t('nav.home')}
+          onClick={(e) => (e.preventDefault(), go('home'))}
+        >
           {brand}
         </a>
         <nav aria-label={t('nav.sections')} className="site-desktop">

@@ -48,6 +48,9 @@ export function Hero({
               <button type="button" className="site-btn site-btn-outline site-btn-lg" onClick={onLogin}>
                 {t('hero.login')}
               </button>
+              <a className="site-btn site-btn-outline site-btn-lg" href="/demo" data-testid="hero-demo">
+                {t('hero.demo')}
+              </a>
             </>
           )}
         </div>

@@ -1,11 +1,11 @@
 import { STAFF_ROLES, can, isStaffRole, type Role, type StaffMember, type StaffRole } from '@brokerage/shared';
-import { Alert, Button, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Paper, Select, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { IconLock, IconPlus, IconSearch } from '@tabler/icons-react';
+import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { AccessDenied } from '../../ui/AccessDenied';
 import { errorText } from '../../../lib/api';
 import { useCurrentUser } from '../../auth/current-user';
 import { ConfirmModal } from '../../ui/ConfirmModal';
@@ -28,28 +28,11 @@ interface Dialog {
   open: boolean;
 }
 
-function AccessDenied() {
-  const { t } = useTranslation();
-  return (
-    <Paper withBorder p="xl" radius="md" maw={520} mx="auto" mt="xl" data-testid="staff-access-denied">
-      <Stack align="center" gap="sm">
-        <IconLock size={40} />
-        <Title order={3}>{t('staff.accessDenied')}</Title>
-        <Text c="dimmed" ta="center">
-          {t('staff.onlyAdmin')}
-        </Text>
-        <Button component={Link} to="/" variant="light">
-          {t('staff.returnHome')}
-        </Button>
-      </Stack>
-    </Paper>
-  );
-}
-
 /** §2.12 Staff management: summary, search and role filter, the paged table and its modals. */
 export function StaffManagement() {
+  const { t } = useTranslation();
   const user = useCurrentUser();
-  if (!can(user.role, 'staff.manage')) return <AccessDenied />;
+  if (!can(user.role, 'staff.manage')) return <AccessDenied reason={t('staff.onlyAdmin')} />;
   return <StaffManagementScreen viewer={user} />;
 }
 

@@ -3,6 +3,7 @@ import { ActionIcon, Group, Table, Text, Tooltip } from '@mantine/core';
 import { IconKey, IconPencil, IconTrash } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TruncatedCell, TruncatedText } from '../../ui/TruncatedText';
 import { TableStateRows } from '../../ui/TableStateRows';
 import { formatDate } from '../../../lib/format';
 import { RoleBadge } from '../../ui/RoleBadge';
@@ -74,22 +75,19 @@ export function StaffTable({
             return (
               <Table.Tr key={member.id} data-testid="staff-row" data-email={member.email}>
                 <Table.Td>
-                  <Text fw={500} size="sm">
-                    {member.full_name || member.name}
+                  <Group gap={4} wrap="nowrap" align="baseline">
+                    <TruncatedText value={member.full_name || member.name} fw={500} data-testid="staff-name" />
                     {isSelf ? (
-                      <Text span c="dimmed" size="xs">
-                        {' '}
+                      <Text span c="dimmed" size="xs" style={{ whiteSpace: 'nowrap' }}>
                         ({t('staff.you')})
                       </Text>
                     ) : null}
-                  </Text>
+                  </Group>
                   <Text size="xs" c="dimmed" ff="monospace">
                     {t('staff.id', { id: member.id.slice(0, 8) })}
                   </Text>
                 </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{member.email}</Text>
-                </Table.Td>
+                <TruncatedCell value={member.email} />
                 <Table.Td>
                   <RoleBadge role={member.role} />
                 </Table.Td>

@@ -3,6 +3,7 @@ import {
   accountDetailResponseSchema,
   accountsResponseSchema,
   activeTradesResponseSchema,
+  awaitingConfirmationSchema,
   balanceChangeResponseSchema,
   ledgerResponseSchema,
   pricesResponseSchema,
@@ -15,6 +16,7 @@ import {
   type VoidTradeRequest,
 } from '@brokerage/shared';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
 import { apiCall } from '../../../lib/api';
 
 export type BalanceBucket = (typeof BALANCE_BUCKETS)[number];
@@ -186,11 +188,12 @@ export function useChangeBalance(accountId: number) {
   const changed = useAccountChanged();
   return useMutation({
     mutationFn: ({ body, idempotencyKey }: { body: BalanceChangeRequest; idempotencyKey: string }) =>
-      apiCall(balanceChangeResponseSchema, `${accountPath(accountId)}/balance`, {
+      apiCall(z.union([balanceChangeResponseSchema, awaitingConfirmationSchema]), `${accountPath(accountId)}/balance`, {
         method: 'POST',
         body,
         headers: { 'Idempotency-Key': idempotencyKey },
       }),
-    onSuccess: ({ account }) => changed(accountId, account),
+    // D20: a 202 'awaiting_confirmation' moved nothing; the account shows it among its pending credits.
+    onSuccess: (answer) => changed(accountId, 'account' in answer ? answer.account : undefined),
   });
 }

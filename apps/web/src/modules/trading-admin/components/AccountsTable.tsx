@@ -4,6 +4,7 @@ import { IconEye, IconLock, IconLockOpen } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatCount, formatDateTime, formatMoney } from '../../../lib/format';
+import { TruncatedText } from '../../ui/TruncatedText';
 import { AccountStatusBadge } from './AccountStatusBadge';
 import { SignedMoney } from './SignedMoney';
 
@@ -98,23 +99,23 @@ export function AccountsTable({ items, loading, timeZone, listSearch, pendingId,
               data-email={account.client_email}
             >
               <Table.Td>
-                <Text
-                  component={Link}
-                  to={accountPath(account.id)}
-                  state={{ listSearch }}
+                <TruncatedText
+                  value={account.client_name || t('common.dash')}
                   fw={500}
-                  size="sm"
-                  c="inherit"
-                  style={{ textDecoration: 'none' }}
+                  data-testid="account-client-name"
                 >
-                  {account.client_name || t('common.dash')}
-                </Text>
+                  <Link
+                    to={accountPath(account.id)}
+                    state={{ listSearch }}
+                    style={{ color: 'inherit', textDecoration: 'none' }}
+                  >
+                    {account.client_name || t('common.dash')}
+                  </Link>
+                </TruncatedText>
                 <Text size="xs" c="dimmed" ff="monospace">
                   {t('tradingAccounts.clientId', { id: account.client_id })}
                 </Text>
-                <Text size="xs" c="dimmed">
-                  {account.client_email}
-                </Text>
+                <TruncatedText value={account.client_email} size="xs" c="dimmed" />
               </Table.Td>
               <Table.Td>
                 <Text size="sm" fw={500} data-testid="account-balance">

@@ -56,8 +56,17 @@ function BalanceForm({ account, onClose }: { account: TradingAccount; onClose: (
     change.mutate(
       { body: { action, amount: centsToDollars(cents), reason: reason.trim() }, idempotencyKey: key.current },
       {
-        onSuccess: () => {
-          notifications.show({ color: 'green', message: t('tradingAccounts.balanceModal.success') });
+        onSuccess: (answer) => {
+          // D20: a raise above the threshold waits for a second staff member; nothing moved yet.
+          if ('status' in answer) {
+            notifications.show({
+              color: 'orange',
+              title: t('tradingAccounts.balanceModal.awaitingTitle'),
+              message: t('tradingAccounts.balanceModal.awaiting', { amount: formatMoney(answer.amount) }),
+            });
+          } else {
+            notifications.show({ color: 'green', message: t('tradingAccounts.balanceModal.success') });
+          }
           onClose();
         },
         onError: (error) => {
@@ -123,6 +132,7 @@ function BalanceForm({ account, onClose }: { account: TradingAccount; onClose: (
           placeholder={t('tradingAccounts.balanceModal.reasonPlaceholder')}
           required
           autosize
+          maxRows={8}
           minRows={2}
           maxLength={REASON_MAX}
           value={reason}

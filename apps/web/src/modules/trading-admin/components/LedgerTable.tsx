@@ -5,6 +5,7 @@ import { errorText } from '../../../lib/api';
 import { formatDateTime, formatMoney } from '../../../lib/format';
 import { TablePager } from '../../ui/TablePager';
 import { useAccountLedger } from '../api/trading-admin';
+import { TruncatedCell } from '../../ui/TruncatedText';
 import { SignedMoney } from './SignedMoney';
 
 const DEFAULT_PER_PAGE = 25;
@@ -80,11 +81,9 @@ export function LedgerTable({ accountId, timeZone }: { accountId: number; timeZo
                       {entry.reason || t('common.dash')}
                     </Text>
                   </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">
-                      {entry.actor_name || (entry.actor_id ? t('common.dash') : t('tradingAccounts.ledger.system'))}
-                    </Text>
-                  </Table.Td>
+                  <TruncatedCell
+                    value={entry.actor_name || (entry.actor_id ? t('common.dash') : t('tradingAccounts.ledger.system'))}
+                  />
                 </Table.Tr>
               ))}
             </Table.Tbody>

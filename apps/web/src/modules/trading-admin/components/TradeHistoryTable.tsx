@@ -3,7 +3,9 @@ import { Badge, Table, Text, Tooltip } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatMoney } from '../../../lib/format';
-import { durationMinutes, formatPrice, formatUtc } from '../format';
+import { formatDateTime } from '../../../lib/format';
+import { useCurrentUser } from '../../auth/current-user';
+import { durationMinutes, formatPrice } from '../format';
 import { SignedMoney } from './SignedMoney';
 import { StaffTradeAudit, auditRowProps } from './StaffTradeAudit';
 import { TradeDirection } from './TradeDirection';
@@ -38,13 +40,14 @@ function ResultBadge({ trade }: { trade: AdminTrade }) {
 }
 
 /**
- * §2.17 'История сделок', the first 50 rows: Дата (UTC), Актив, Направление, Сумма, Цена открытия, Цена закрытия,
+ * §2.17 'История сделок', the first 50 rows: Дата (D19: in the business zone, named in the header; §2.17 said UTC), Актив, Направление, Сумма, Цена открытия, Цена закрытия,
  * Длительность (whole minutes), Результат, Прибыль/Убыток.
  */
 export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
   const { t } = useTranslation();
   const { t: tp } = useTranslation('platform');
   const [audited, setAudited] = useState<AdminTrade | null>(null);
+  const timeZone = useCurrentUser().business_timezone;
   const dash = t('common.dash');
   if (trades.length === 0) {
     return (
@@ -65,7 +68,7 @@ export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
         >
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>{t('tradingAccounts.history.columns.date')}</Table.Th>
+              <Table.Th>{t('tradingAccounts.history.columns.date', { zone: timeZone })}</Table.Th>
               <Table.Th>{t('tradingAccounts.history.columns.asset')}</Table.Th>
               <Table.Th>{t('tradingAccounts.history.columns.direction')}</Table.Th>
               <Table.Th>{t('tradingAccounts.history.columns.amount')}</Table.Th>
@@ -87,7 +90,7 @@ export function TradeHistoryTable({ trades }: { trades: AdminTrade[] }) {
               >
                 <Table.Td>
                   <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                    {formatUtc(trade.created_at)}
+                    {formatDateTime(trade.created_at, timeZone)}
                   </Text>
                 </Table.Td>
                 <Table.Td>

@@ -37,6 +37,7 @@ import { SettingsCard } from './SettingsCard';
 import { SignedMoney } from './SignedMoney';
 import { TradeHistoryTable } from './TradeHistoryTable';
 import { VoidTradeModal } from './VoidTradeModal';
+import { PendingCreditsNote } from '../../withdrawal-requests/components/Confirmations';
 
 const LIST_PATH = '/crm/trading-accounts';
 /** After a trade's expiry the server settles it within a moment; the list is asked again this long after. */
@@ -230,6 +231,8 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
 
       <Stack gap="lg">
         <SummaryCards account={account} activeCount={activeTrades.length} />
+
+        <PendingCreditsNote credits={detail.data.pendingCredits} testId="account-pending-credits" />
 
         <SettingsCard
           account={account}

@@ -39,6 +39,7 @@ function VoidForm({
           placeholder={t('tradingAccounts.voidModal.reasonPlaceholder')}
           required
           autosize
+          maxRows={8}
           minRows={3}
           maxLength={500}
           data-autofocus

@@ -202,6 +202,7 @@ function MessagesForm() {
         label={t('tradingPlatform.messages.message')}
         placeholder={t('tradingPlatform.messages.messagePlaceholder')}
         autosize
+        maxRows={8}
         minRows={4}
         maxLength={CLIENT_MESSAGE_MAX}
         value={text}

@@ -139,7 +139,7 @@ export function DepositMethodsTab() {
                 <Text span size="sm" fw={600}>
                   {typeLabel(type, t)}
                 </Text>
-                <Text span size="xs" opacity={0.75}>
+                <Text span size="xs">
                   {t(`tradingPlatform.methodTypeHints.${type}`)}
                 </Text>
               </Stack>

@@ -1,5 +1,5 @@
 import { ASSETS, findAsset } from '@brokerage/shared';
-import { Button, Group, Popover, ScrollArea, Stack, Tabs, Text, UnstyledButton } from '@mantine/core';
+import { Button, Group, Popover, ScrollArea, Stack, Tabs, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { IconChevronDown } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -72,8 +72,9 @@ export function AssetSelector({ value, onChange }: { value: string; onChange: (s
           onClick={() => setOpened((o) => !o)}
           rightSection={<IconChevronDown size={14} />}
           data-testid="asset-selector"
-          aria-label={t('panel.asset')}
         >
+          {/* Named by its visible text, after a hidden 'Актив:' (axe label-content-name-mismatch). */}
+          <VisuallyHidden>{t('panel.asset')}: </VisuallyHidden>
           <Group gap={8} wrap="nowrap">
             <Text fw={600} size="sm">
               {value}

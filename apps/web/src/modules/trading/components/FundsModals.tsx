@@ -1,6 +1,8 @@
-import type { DepositMethod } from '@brokerage/shared';
+import type { ClientWithdrawRequest, DepositMethod } from '@brokerage/shared';
 import {
   Alert,
+  Badge,
+  Box,
   Button,
   CopyButton,
   Group,
@@ -8,6 +10,7 @@ import {
   Paper,
   Radio,
   Stack,
+  Table,
   Text,
   TextInput,
   ThemeIcon,
@@ -18,7 +21,14 @@ import type { TFunction } from 'i18next';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
-import { newIdempotencyKey, useCreateWithdrawal, useDepositMethods } from '../api';
+import {
+  newIdempotencyKey,
+  useCreateDepositIntent,
+  useCreateWithdrawal,
+  useDepositMethods,
+  useMyWithdrawals,
+} from '../api';
+import { formatDateTimeLocal } from '../../../lib/format';
 import {
   depositProblem,
   problemKey,
@@ -28,6 +38,7 @@ import {
   shapeCardNumber,
   usd,
   withdrawProblem,
+  withdrawStatusKey,
   type Problem,
   type WithdrawForm,
 } from '../rules';
@@ -52,12 +63,26 @@ function builtInMethods(t: TFunction<'platform'>): DepositMethod[] {
 }
 
 /**
- * Top-up (§2.5): amount and one of the enabled methods, then the method's payment details with a copy button.
- * Nothing is sent to the server: the money arrives by the method's own route and staff record the deposit.
+ * Top-up (§2.5, changed by D21): amount and one of the enabled methods, then the method's payment details with a copy
+ * button. Confirming also records a deposit intent (POST /api/deposit-intents) that tells the client's manager; it is
+ * not money: the money arrives by the method's own route and staff record the deposit. The demo and the built-in
+ * fallback methods (no server method to name) record nothing.
+ *
+ * Issue 15 defect 4: the problem line has its space reserved, so the form never changes height when it appears on
+ * blur; a centred modal that grew would move under the pointer and the first click on a method would miss.
  */
-export function DepositModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+export function DepositModal({
+  opened,
+  onClose,
+  demo = false,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  demo?: boolean;
+}) {
   const { t } = useTranslation('platform');
   const methods = useDepositMethods(opened);
+  const intent = useCreateDepositIntent();
   const [amount, setAmount] = useState('');
   const [methodId, setMethodId] = useState<string | null>(null);
   const [details, setDetails] = useState<DepositMethod | null>(null);
@@ -71,6 +96,7 @@ export function DepositModal({ opened, onClose }: { opened: boolean; onClose: ()
     setAmount('');
     setMethodId(null);
     setTouched(false);
+    intent.reset();
     onClose();
   };
 
@@ -83,7 +109,9 @@ export function DepositModal({ opened, onClose }: { opened: boolean; onClose: ()
             e.preventDefault();
             setTouched(true);
             if (problem) return;
-            setDetails(list.find((m) => String(m.id) === methodId) ?? null);
+            const chosen = list.find((m) => String(m.id) === methodId) ?? null;
+            setDetails(chosen);
+            if (chosen && chosen.id > 0 && !demo) intent.mutate({ amount: Number(amount), method_id: chosen.id });
           }}
         >
           <Stack>
@@ -129,11 +157,13 @@ export function DepositModal({ opened, onClose }: { opened: boolean; onClose: ()
                 {t('deposit.fallbackNote')}
               </Text>
             )}
-            {touched && problem && (
-              <Alert color="red" p="xs" data-testid="deposit-problem">
-                {problemText(problem, t)}
-              </Alert>
-            )}
+            <Box mih={44} aria-live="polite">
+              {touched && problem ? (
+                <Text size="sm" c="red" role="alert" lineClamp={2} data-testid="deposit-problem">
+                  {problemText(problem, t)}
+                </Text>
+              ) : null}
+            </Box>
             <Button type="submit" disabled={problem !== null} data-testid="deposit-submit">
               {t('deposit.submit')}
             </Button>
@@ -144,6 +174,17 @@ export function DepositModal({ opened, onClose }: { opened: boolean; onClose: ()
         {details && (
           <Stack data-testid="deposit-details">
             <Text>{t('deposit.detailsIntro', { amount: usd(Number(amount)), method: details.title })}</Text>
+            {intent.isSuccess ? (
+              <Text size="sm" c="teal" data-testid="deposit-intent-sent">
+                {t('deposit.intentSent')}
+              </Text>
+            ) : intent.isError ? (
+              <Text size="sm" c="orange" data-testid="deposit-intent-failed">
+                {intent.error instanceof ApiError && intent.error.detail
+                  ? t('deposit.intentFailedDetail', { detail: intent.error.detail })
+                  : t('deposit.intentFailed')}
+              </Text>
+            ) : null}
             <Paper withBorder p="sm" style={{ whiteSpace: 'pre-wrap' }}>
               {details.details || t('deposit.builtInDetails')}
             </Paper>
@@ -161,6 +202,71 @@ export function DepositModal({ opened, onClose }: { opened: boolean; onClose: ()
         )}
       </Modal>
     </>
+  );
+}
+
+const STATUS_COLOR = { pending: 'yellow', approved: 'teal', rejected: 'red' } as const;
+
+/** The client's own withdrawal requests (GET /api/my-withdraw-requests), newest first, with status and reason. */
+function MyWithdrawals() {
+  const { t } = useTranslation('platform');
+  const requests = useMyWithdrawals();
+  const items: ClientWithdrawRequest[] = requests.data?.items ?? [];
+  return (
+    <Stack gap={6} data-testid="my-withdrawals">
+      <Title order={5}>{t('withdraw.mine.title')}</Title>
+      {requests.isPending ? (
+        <Text size="sm" c="dimmed" role="status">
+          {t('common.loading')}
+        </Text>
+      ) : requests.isError ? (
+        <Text size="sm" c="red">
+          {t('withdraw.mine.loadFailed')}
+        </Text>
+      ) : items.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="my-withdrawals-empty">
+          {t('withdraw.mine.empty')}
+        </Text>
+      ) : (
+        <Box mah={220} style={{ overflowY: 'auto' }}>
+          <Table verticalSpacing={4} fz="sm">
+            <Table.Tbody>
+              {items.map((w) => {
+                const key = withdrawStatusKey(w.status);
+                return (
+                  <Table.Tr key={w.id} data-testid="my-withdrawal" data-status={w.status}>
+                    <Table.Td>
+                      <Text size="sm" fw={500}>
+                        {usd(w.amount)}
+                      </Text>
+                      <Text size="xs" c="dimmed">
+                        {formatDateTimeLocal(w.created_at)} · {w.card_number}
+                      </Text>
+                      {w.status === 'rejected' && w.reject_reason ? (
+                        <Text size="xs" c="red" data-testid="my-withdrawal-reason">
+                          {t('withdraw.mine.reason', { reason: w.reject_reason })}
+                        </Text>
+                      ) : null}
+                    </Table.Td>
+                    <Table.Td ta="right" style={{ verticalAlign: 'top', whiteSpace: 'nowrap', width: '1%' }}>
+                      <Badge
+                        color={STATUS_COLOR[key]}
+                        variant="light"
+                        tt="none"
+                        styles={{ root: { overflow: 'visible', maxWidth: 'none' }, label: { overflow: 'visible' } }}
+                        data-testid="my-withdrawal-status"
+                      >
+                        {t(`withdraw.mine.status.${key}`)}
+                      </Badge>
+                    </Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Box>
+      )}
+    </Stack>
   );
 }
 
@@ -329,6 +435,7 @@ export function WithdrawModal({
             <Button type="submit" loading={create.isPending} data-testid="withdraw-submit">
               {t('withdraw.submit')}
             </Button>
+            {demo ? null : <MyWithdrawals />}
           </Stack>
         </form>
       )}

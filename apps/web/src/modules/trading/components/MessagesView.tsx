@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
 import { formatDate } from '../../../lib/format';
 import { useMarkMessageRead, useMyMessages } from '../api';
+export { unreadBadgeText } from '../rules';
 
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
@@ -84,4 +85,13 @@ export function MessagesView({ onBack }: { onBack: () => void }) {
       )}
     </Stack>
   );
+}
+
+/**
+ * Issue 15 defect 10: how many staff messages the client has not read, for the badges on the account menu and its
+ * messages entry. The same query as the messages view (refreshed by the live socket, polled while it is down).
+ */
+export function useUnreadMessages(enabled: boolean): number {
+  const messages = useMyMessages(enabled);
+  return enabled ? (messages.data ?? []).filter((m) => !m.is_read).length : 0;
 }

@@ -14,6 +14,7 @@ import {
 } from 'lightweight-charts';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { browserTimeZone, formatChartTime } from '../../../lib/format';
 import { candlesFor } from '../api';
 import { onPriceTick } from '../price-feed';
 import { TickCoalescer } from '../tick-coalescer';
@@ -28,22 +29,12 @@ export interface ChartTrade {
 }
 
 const INTERVAL_SECONDS: Record<CandleInterval, number> = { '1m': 60, '5m': 300, '15m': 900, '1h': 3600 };
-/** §9: the chart shows Moscow time. */
-const CHART_TIME_ZONE = 'Europe/Moscow';
-
-function moscow(seconds: number, withDate: boolean): string {
-  try {
-    return new Intl.DateTimeFormat('ru-RU', {
-      timeZone: CHART_TIME_ZONE,
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      ...(withDate ? { day: '2-digit', month: '2-digit' } : {}),
-    }).format(new Date(seconds * 1000));
-  } catch {
-    return new Date(seconds * 1000).toISOString().slice(withDate ? 5 : 11, 16);
-  }
-}
+/**
+ * D19 (changing §9's Moscow time): the chart's axis and crosshair are in the browser's own zone, the zone the header
+ * names and the expiry times and history use.
+ */
+const CHART_TIME_ZONE = browserTimeZone();
+const chartTime = (seconds: number, withDate: boolean) => formatChartTime(seconds, CHART_TIME_ZONE, withDate);
 
 /** The first chart of the page is timed (navigation start → first candles drawn), for docs/operations.md. */
 let firstChartMarked = false;
@@ -88,9 +79,9 @@ export function PriceChart({
         timeVisible: true,
         secondsVisible: false,
         rightOffset: 8,
-        tickMarkFormatter: (time: number) => moscow(time, false),
+        tickMarkFormatter: (time: number) => chartTime(time, false),
       },
-      localization: { timeFormatter: (time: number) => moscow(time, true) },
+      localization: { timeFormatter: (time: number) => chartTime(time, true) },
     });
     const series = chart.addSeries(CandlestickSeries, {
       upColor: '#26a69a',
@@ -257,7 +248,8 @@ export function PriceChart({
           data-testid="price-chart"
           data-state={state}
           style={{ position: 'absolute', inset: 0 }}
-          role="img"
+          // A figure, not an img: the chart library puts a focusable link inside (axe nested-interactive).
+          role="figure"
           aria-label={t('chart.aria', { symbol })}
         />
         <div ref={overlay} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}>

@@ -8,7 +8,7 @@ import type { OpenTrade } from '../account';
 import { HISTORY_PAGE_SIZE } from '../api';
 import { useAuditOpener, type AuditedTrade } from '../audit-context';
 import { latestQuote, usePriceVersion } from '../price-feed';
-import { countdownColour, formatCountdown, formatPrice, usd } from '../rules';
+import { countdownColour, formatCountdown, formatPrice, signedUsd, tradeStanding, usd } from '../rules';
 import classes from './trading.module.css';
 
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -59,18 +59,25 @@ const STATUS_COLOUR: Record<string, string> = {
   expired: 'gray',
 };
 
+const STANDING_COLOUR = { won: 'teal', lost: 'red', tie: 'gray' } as const;
+const STANDING_NAME = { won: 'winning', lost: 'losing', tie: 'even' } as const;
+
 /**
- * An open trade (§2.4 'Active trade card', D10): asset, direction, the return if it wins, the stake, the opening price
- * and the asset's current price, and the countdown — red ≤ 10 s (pulsing), yellow ≤ 30 s, green otherwise. At 0 it
- * reads 'Расчет...' until the server's result arrives.
+ * An open trade (§2.4 'Active trade card', D10): asset, direction, the payout if it wins, the stake, the opening price
+ * and the asset's current price, and the countdown — red ≤ 10 s (pulsing), yellow ≤ 30 s, green otherwise, on the timer
+ * only. At 0 it reads 'Расчет...' until the server's result arrives. Issue 15 defect 1: the card's colour and label say
+ * live whether the trade is in the money, with the result it would have if it expired now, by THE rule of D1
+ * (tradeStanding → the shared settleTrade); the server's settlement decides.
  */
 export function OpenTradeCard({ trade, now }: { trade: OpenTrade; now: number }) {
   const { t } = useTranslation('platform');
   const left = Math.round((Date.parse(trade.expires_at) - now) / 1000);
   const settling = left <= 0;
-  const colour = settling ? 'gray' : countdownColour(left);
+  const timerColour = settling ? 'gray' : countdownColour(left);
   const decimals = decimalsOf(trade.asset);
   const current = latestQuote(trade.asset)?.price;
+  const standing = tradeStanding(trade, current);
+  const colour = standing ? STANDING_COLOUR[standing.status] : 'gray';
   const { style: triggerStyle, ...trigger } = useAuditTrigger(trade);
   return (
     <Card
@@ -79,33 +86,52 @@ export function OpenTradeCard({ trade, now }: { trade: OpenTrade; now: number })
       padding="sm"
       data-testid="open-trade"
       data-trade-id={trade.id}
-      data-colour={colour}
+      data-standing={standing ? STANDING_NAME[standing.status] : 'unknown'}
       className={!settling && left <= 10 ? classes.pulse : undefined}
-      style={{ borderColor: `var(--mantine-color-${colour}-6)`, borderWidth: 2, ...triggerStyle }}
+      style={{
+        borderColor: `var(--mantine-color-${colour}-6)`,
+        borderWidth: 2,
+        borderInlineStartWidth: 6,
+        ...triggerStyle,
+      }}
     >
-      <Group justify="space-between" wrap="nowrap">
+      <Group justify="space-between" wrap="nowrap" align="flex-start">
         <Group gap={6}>
           <Text fw={700}>{trade.asset}</Text>
           <Badge color={trade.direction === 'call' ? 'teal' : 'red'} variant="light">
             {t(trade.direction === 'call' ? 'trade.buy' : 'trade.sell')}
           </Badge>
+          <Badge color={colour} variant="filled" data-testid="trade-standing">
+            {standing ? t(`trade.${STANDING_NAME[standing.status]}`) : t('trade.noQuote')}
+          </Badge>
         </Group>
-        <Text size="sm" c="teal" fw={600}>
-          +{usd(trade.amount + trade.expected_payout)}
+        <Text size="sm" fw={600} data-testid="trade-payout">
+          {t('trade.payout')}: {usd(trade.amount + trade.expected_payout)}
         </Text>
       </Group>
       <Group justify="space-between" mt={4} wrap="wrap">
         <Text size="sm">{t('trade.amount', { amount: usd(trade.amount) })}</Text>
-        <Text size="sm" c="dimmed">
-          {t('trade.strike')}: {formatPrice(trade.strike_price, decimals)} · {t('trade.current')}:{' '}
-          {formatPrice(current, decimals)}
+        <Text size="sm">
+          {t('trade.ifNow')}:{' '}
+          <Text
+            span
+            fw={700}
+            c={standing?.status === 'won' ? 'teal' : standing?.status === 'lost' ? 'red' : undefined}
+            data-testid="trade-now-result"
+          >
+            {standing ? signedUsd(standing.result) : '—'}
+          </Text>
         </Text>
       </Group>
+      <Text size="sm" c="dimmed" mt={4}>
+        {t('trade.strike')}: {formatPrice(trade.strike_price, decimals)} · {t('trade.current')}:{' '}
+        {formatPrice(current, decimals)}
+      </Text>
       <Group justify="space-between" mt={4}>
         <Text size="xs" c="dimmed">
           {t('trade.expires')}: {formatDateTime(trade.expires_at, LOCAL_ZONE, { seconds: true })}
         </Text>
-        <Text size="sm" fw={700} c={`${colour}.7`} data-testid="countdown">
+        <Text size="sm" fw={700} c={timerColour} data-testid="countdown" data-colour={timerColour}>
           {settling
             ? t('trade.settling')
             : `${t('trade.left')} ${formatCountdown(left, {
@@ -120,10 +146,17 @@ export function OpenTradeCard({ trade, now }: { trade: OpenTrade; now: number })
   );
 }
 
-export function OpenTradesList({ trades }: { trades: OpenTrade[] }) {
+export function OpenTradesList({ trades, loading = false }: { trades: OpenTrade[]; loading?: boolean }) {
   const { t } = useTranslation('platform');
   const now = useNow();
   usePriceVersion();
+  if (loading) {
+    return (
+      <Text c="dimmed" size="sm" py="md" ta="center" data-testid="open-loading">
+        {t('common.loading')}
+      </Text>
+    );
+  }
   if (trades.length === 0) {
     return (
       <Stack align="center" gap={2} py="lg" data-testid="open-empty">

@@ -10,6 +10,7 @@ import {
   Grid,
   Group,
   Loader,
+  Indicator,
   Menu,
   Paper,
   ScrollArea,
@@ -18,6 +19,7 @@ import {
   Text,
   Tooltip,
   UnstyledButton,
+  VisuallyHidden,
 } from '@mantine/core';
 import {
   IconAlertTriangle,
@@ -42,12 +44,13 @@ import { seedPrices, startPriceFeed } from '../price-feed';
 import { usd } from '../rules';
 import { AssetSelector } from './AssetSelector';
 import { DepositModal, WithdrawModal } from './FundsModals';
-import { MessagesView } from './MessagesView';
+import { MessagesView, unreadBadgeText, useUnreadMessages } from './MessagesView';
+import { browserTimeZone, timeZoneOffset } from '../../../lib/format';
 import { PriceChart } from './PriceChart';
 import { RiskWarning } from './RiskWarning';
 import { StatementView } from './StatementView';
 import { ClosedTradesList, HistoryView, OpenTradesList } from './TradeLists';
-import { TradePanel } from './TradePanel';
+import { TRADE_BAR_SPACE, TradePanel, useTradeBar } from './TradePanel';
 
 export type TradingView = 'trade' | 'history' | 'calendar' | 'fundamental' | 'messages' | 'statement';
 
@@ -127,6 +130,7 @@ export function TradingScreen({
 }) {
   const { t } = useTranslation('platform');
   usePriceFeed();
+  const bar = useTradeBar();
   const [asset, setAsset] = useState(DEFAULT_ASSET);
   const [view, setView] = useState<TradingView>('trade');
   const [tab, setTab] = useState<'open' | 'closed'>('open');
@@ -149,6 +153,8 @@ export function TradingScreen({
   const loggedIn = user !== null && account.mode === 'live';
   const name = user?.name || user?.email || (user ? t('account.user') : t('account.demoName'));
   const id = user?.id ?? 'DEMO123456789';
+  const unread = useUnreadMessages(loggedIn);
+  const zone = browserTimeZone();
 
   const viewButton = (target: TradingView, icon: ReactNode, label: string) => (
     <Button
@@ -172,13 +178,27 @@ export function TradingScreen({
           <Group gap="xs" wrap="wrap">
             <Menu position="bottom-start" withinPortal>
               <Menu.Target>
-                <UnstyledButton data-testid="account-button" aria-label={t('account.menu')}>
+                <UnstyledButton data-testid="account-button">
+                  <VisuallyHidden>
+                    {unread > 0
+                      ? `${t('account.menu')} (${t('account.unread', { count: unread })}): `
+                      : `${t('account.menu')}: `}
+                  </VisuallyHidden>
                   <Group gap={8} wrap="nowrap">
-                    <Avatar color="blue" radius="xl" size="md">
-                      {name.slice(0, 1).toUpperCase()}
-                    </Avatar>
-                    <div style={{ lineHeight: 1.1 }}>
-                      <Text size="sm" fw={600} data-testid="account-name">
+                    <Indicator
+                      disabled={unread === 0}
+                      label={unreadBadgeText(unread)}
+                      size={18}
+                      color="red"
+                      offset={4}
+                      data-testid="account-unread"
+                    >
+                      <Avatar color="blue" radius="xl" size="md">
+                        {name.slice(0, 1).toUpperCase()}
+                      </Avatar>
+                    </Indicator>
+                    <div style={{ lineHeight: 1.1, minWidth: 0 }}>
+                      <Text size="sm" fw={600} maw={160} truncate="end" title={name} data-testid="account-name">
                         {name}
                       </Text>
                       <Text size="xs" c="dimmed" maw={160} truncate>
@@ -189,7 +209,7 @@ export function TradingScreen({
                 </UnstyledButton>
               </Menu.Target>
               <Menu.Dropdown>
-                <Menu.Label>
+                <Menu.Label maw={280} style={{ overflowWrap: 'anywhere' }}>
                   {name} · {account.mode === 'demo' ? t('account.demo') : t('account.trading')}
                 </Menu.Label>
                 {user?.email && <Menu.Label>{user.email}</Menu.Label>}
@@ -198,6 +218,13 @@ export function TradingScreen({
                     leftSection={<IconMessage size={16} />}
                     onClick={() => setView('messages')}
                     data-testid="menu-messages"
+                    rightSection={
+                      unread > 0 ? (
+                        <Badge size="sm" color="red" circle={unread < 10} data-testid="menu-messages-unread">
+                          {unreadBadgeText(unread)}
+                        </Badge>
+                      ) : null
+                    }
                   >
                     {t('account.messages')}
                   </Menu.Item>
@@ -234,6 +261,9 @@ export function TradingScreen({
               </Badge>
             )}
             <BalanceBox account={account} />
+            <Text size="xs" c="dimmed" data-testid="trading-time-zone" title={zone}>
+              {t('account.timeZone', { zone, offset: timeZoneOffset(zone, new Date()) })}
+            </Text>
           </Group>
           <Group gap="xs" wrap="wrap">
             {viewButton('calendar', <IconCalendarEvent size={14} />, t('views.calendar'))}
@@ -263,7 +293,7 @@ export function TradingScreen({
         </Container>
       )}
 
-      <Container size="xl" py="md">
+      <Container size="xl" pt="md" pb={bar ? TRADE_BAR_SPACE : 'md'}>
         <Grid gutter="md">
           <Grid.Col span={{ base: 12, md: 4, lg: 3 }} order={{ base: 2, md: 1 }}>
             <Stack>
@@ -285,27 +315,44 @@ export function TradingScreen({
                 <Paper withBorder p="sm" radius="md">
                   <PriceChart symbol={asset} decimals={decimals} trades={chartTrades} />
                 </Paper>
-                <Tabs value={tab} onChange={(v) => setTab(v === 'closed' ? 'closed' : 'open')}>
+                <Tabs keepMounted value={tab} onChange={(v) => setTab(v === 'closed' ? 'closed' : 'open')}>
                   <Tabs.List>
-                    <Tabs.Tab value="open" data-testid="tab-open">
-                      {t('trades.openTab', { n: account.openTrades.length })}
+                    {/* Issue 15 defect 6: no count until the list has loaded (never a false '(0)'). */}
+                    <Tabs.Tab
+                      value="open"
+                      data-testid="tab-open"
+                      rightSection={account.openLoading ? <Loader size={12} aria-hidden /> : undefined}
+                    >
+                      {account.openLoading
+                        ? t('trades.openTitle')
+                        : t('trades.openTab', { n: account.openTrades.length })}
                     </Tabs.Tab>
-                    <Tabs.Tab value="closed" data-testid="tab-closed">
-                      {t('trades.closedTab', { n: account.closed.total })}
+                    <Tabs.Tab
+                      value="closed"
+                      data-testid="tab-closed"
+                      rightSection={account.closed.loading ? <Loader size={12} aria-hidden /> : undefined}
+                    >
+                      {account.closed.loading
+                        ? t('trades.closedTitle')
+                        : t('trades.closedTab', { n: account.closed.total })}
                     </Tabs.Tab>
                   </Tabs.List>
-                  <ScrollArea.Autosize mah={520} mt="sm">
-                    {tab === 'open' ? (
-                      <OpenTradesList trades={account.openTrades} />
-                    ) : (
+                  {/* Both panels exist (keepMounted), so every tab's aria-controls names a real panel. */}
+                  <Tabs.Panel value="open">
+                    <ScrollArea.Autosize mah={520} mt="sm">
+                      <OpenTradesList trades={account.openTrades} loading={account.openLoading} />
+                    </ScrollArea.Autosize>
+                  </Tabs.Panel>
+                  <Tabs.Panel value="closed">
+                    <ScrollArea.Autosize mah={520} mt="sm">
                       <ClosedTradesList
                         items={account.closed.items}
                         loading={account.closed.loading}
                         error={account.closed.error}
                         onRetry={account.refresh}
                       />
-                    )}
-                  </ScrollArea.Autosize>
+                    </ScrollArea.Autosize>
+                  </Tabs.Panel>
                 </Tabs>
               </Stack>
             )}
@@ -340,7 +387,7 @@ export function TradingScreen({
         </Grid>
       </Container>
 
-      <DepositModal opened={depositOpen} onClose={() => setDepositOpen(false)} />
+      <DepositModal opened={depositOpen} onClose={() => setDepositOpen(false)} demo={account.mode === 'demo'} />
       <WithdrawModal
         opened={withdrawOpen}
         onClose={() => {

@@ -38,10 +38,18 @@ export function ProcessWithdrawalModal({
     process.mutate(
       { id: request.id, action, reason: reason.trim() || undefined },
       {
-        onSuccess: () => {
+        onSuccess: (answer) => {
+          // Four-eyes (D20): a first approval leaves the request waiting for a second person.
+          const waits = answer.status === 'awaiting_second_approval';
           notifications.show({
-            color: action === 'approve' ? 'green' : 'orange',
-            message: t(action === 'approve' ? 'withdrawals.approved' : 'withdrawals.rejected'),
+            color: action === 'approve' && !waits ? 'green' : 'orange',
+            message: t(
+              action === 'approve'
+                ? waits
+                  ? 'withdrawals.firstApproved'
+                  : 'withdrawals.approved'
+                : 'withdrawals.rejected',
+            ),
           });
           close();
         },
@@ -61,6 +69,15 @@ export function ProcessWithdrawalModal({
     ? { id: request.id, name: request.client_name || `#${request.client_id}`, amount: formatMoney(request.amount) }
     : { id: 0, name: '', amount: '' };
 
+  const textKey =
+    action === 'reject'
+      ? 'withdrawals.rejectText'
+      : request?.status === 'awaiting_second_approval'
+        ? 'withdrawals.approveSecondText'
+        : request?.needs_second_approval
+          ? 'withdrawals.approveFirstText'
+          : 'withdrawals.approveText';
+
   return (
     <Modal
       opened={target !== null}
@@ -69,7 +86,7 @@ export function ProcessWithdrawalModal({
       centered
     >
       <Stack data-testid="withdrawal-confirm">
-        <Text>{t(action === 'approve' ? 'withdrawals.approveText' : 'withdrawals.rejectText', params)}</Text>
+        <Text>{t(textKey, params)}</Text>
         {action === 'reject' ? (
           <Textarea
             label={t('withdrawals.rejectReason')}

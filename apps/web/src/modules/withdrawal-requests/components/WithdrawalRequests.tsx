@@ -1,13 +1,22 @@
 import { WITHDRAW_STATUSES, can, type StaffWithdrawRequest, type WithdrawStatus } from '@brokerage/shared';
-import { Badge, Button, Group, Paper, Select, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Paper, Select, SimpleGrid, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
 import { DateInput } from '@mantine/dates';
-import { useDebouncedValue } from '@mantine/hooks';
-import { IconAlertCircle, IconCash, IconClock, IconFilterOff, IconListCheck, IconSearch } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
+import {
+  IconAlertCircle,
+  IconCash,
+  IconClock,
+  IconFilterOff,
+  IconListCheck,
+  IconSearch,
+  IconUsers,
+} from '@tabler/icons-react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { formatDateTime, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
+import { MOBILE_QUERY } from '../../layout/media';
 import { useStaffOptions } from '../../staff/api/staff';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
@@ -20,11 +29,14 @@ import {
   useWithdrawalRequests,
   type WithdrawalFilters,
 } from '../api/withdrawal-requests';
+import { useManualCredits } from '../api/manual-credits';
 import { CardCell } from './CardCell';
+import { Confirmations } from './Confirmations';
 import { ProcessWithdrawalModal, type WithdrawalAction } from './ProcessWithdrawalModal';
 
 const STATUS_COLORS: Record<string, string> = {
   pending: 'yellow',
+  awaiting_second_approval: 'orange',
   approved: 'green',
   rejected: 'red',
   completed: 'blue',
@@ -56,8 +68,156 @@ const usdRu = new Intl.NumberFormat('ru-RU', { style: 'currency', currency: 'USD
 
 const grow = (basis: number) => ({ flex: `1 1 ${basis}px` });
 
-/** §2.9 Withdrawal requests: filters, summary cards, the table with the masked card, approve and reject. */
+type Target = { request: StaffWithdrawRequest; action: WithdrawalAction } | null;
+
+/**
+ * Approve and Reject for those who may act (D20): a pending request for finance.view (its first approval when it
+ * needs two); one awaiting its second approval, Approve for finance.approve users other than the first approver,
+ * Reject for finance.view.
+ */
+function RequestActions({ request, onAct }: { request: StaffWithdrawRequest; onAct: (target: Target) => void }) {
+  const { t } = useTranslation('clientBase');
+  const { t: tr } = useTranslation();
+  const user = useCurrentUser();
+  const open = request.status === 'pending' || request.status === 'awaiting_second_approval';
+  if (!open || !can(user.role, 'finance.view')) {
+    return (
+      <Text size="sm" c="dimmed">
+        {tr('common.dash')}
+      </Text>
+    );
+  }
+  const second = request.status === 'awaiting_second_approval';
+  const mayApprove = !second || (can(user.role, 'finance.approve') && request.first_approved_by !== user.id);
+  return (
+    <Group gap={6} wrap="nowrap">
+      {mayApprove ? (
+        <Button
+          size="xs"
+          color="green"
+          onClick={() => onAct({ request, action: 'approve' })}
+          data-testid="withdrawal-approve"
+        >
+          {t(second ? 'withdrawals.approveSecond' : 'withdrawals.approve')}
+        </Button>
+      ) : null}
+      <Button
+        size="xs"
+        color="red"
+        variant="light"
+        onClick={() => onAct({ request, action: 'reject' })}
+        data-testid="withdrawal-reject"
+      >
+        {t('withdrawals.reject')}
+      </Button>
+    </Group>
+  );
+}
+
+/** Who processed the request, and (four-eyes) who gave its first approval and when. */
+function ProcessedBy({ request }: { request: StaffWithdrawRequest }) {
+  const { t } = useTranslation('clientBase');
+  const { t: tr } = useTranslation();
+  const user = useCurrentUser();
+  return (
+    <>
+      {request.first_approved_by ? (
+        <Text size="xs" c="dimmed" data-testid="withdrawal-first-approval">
+          {t('withdrawals.firstApproval', {
+            name: request.first_approved_by_name ?? tr('common.dash'),
+            at: request.first_approved_at ? formatDateTime(request.first_approved_at, user.business_timezone) : '',
+          })}
+        </Text>
+      ) : null}
+      <Text size="sm">{request.processed_by_name ?? (request.first_approved_by ? '' : tr('common.dash'))}</Text>
+    </>
+  );
+}
+
+/** The status badge, and the reason of a rejection (issue 15 defect 15: staff see it in their list). */
+function StatusWithReason({ request }: { request: StaffWithdrawRequest }) {
+  const { t } = useTranslation('clientBase');
+  return (
+    <>
+      <WithdrawalStatusBadge status={request.status} />
+      {request.status === 'rejected' && request.reject_reason ? (
+        <Text
+          size="xs"
+          c="dimmed"
+          mt={4}
+          style={{ overflowWrap: 'anywhere' }}
+          data-testid="withdrawal-reject-reason-text"
+        >
+          {t('withdrawals.rejectReasonLine', { reason: request.reject_reason })}
+        </Text>
+      ) : null}
+    </>
+  );
+}
+
+function Field({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
+  return (
+    <div style={{ minWidth: 0, gridColumn: wide ? '1 / -1' : undefined }}>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <div style={{ overflowWrap: 'anywhere' }}>{children}</div>
+    </div>
+  );
+}
+
+/** /crm/applications: the withdrawal requests, and (D20) the 'Подтверждения' tab of manual credits waiting. */
 export function WithdrawalRequests() {
+  const { t } = useTranslation('clientBase');
+  const { t: tr } = useTranslation();
+  const [params, setParams] = useSearchParams();
+  const tab = params.get('tab') === 'confirmations' ? 'confirmations' : 'requests';
+  const credits = useManualCredits({ status: 'pending', perPage: 1 });
+  const pendingCredits = credits.data?.pending_count ?? 0;
+  return (
+    <>
+      <PageHeader title={t('withdrawals.title')} subtitle={t('withdrawals.subtitle')} />
+      <Tabs
+        value={tab}
+        onChange={(value) => {
+          const next = new URLSearchParams(params);
+          if (value === 'confirmations') next.set('tab', 'confirmations');
+          else next.delete('tab');
+          setParams(next, { replace: true });
+        }}
+        keepMounted={false}
+      >
+        <Tabs.List mb="md">
+          <Tabs.Tab value="requests" data-testid="tab-requests">
+            {t('withdrawals.tabs.requests')}
+          </Tabs.Tab>
+          <Tabs.Tab
+            value="confirmations"
+            data-testid="tab-confirmations"
+            rightSection={
+              pendingCredits > 0 ? (
+                <Badge size="sm" color="orange" variant="filled" data-testid="confirmations-count">
+                  {pendingCredits}
+                </Badge>
+              ) : null
+            }
+          >
+            {tr('credits.tab')}
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="requests">
+          <RequestsTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="confirmations">
+          <Confirmations />
+        </Tabs.Panel>
+      </Tabs>
+    </>
+  );
+}
+
+/** §2.9 Withdrawal requests: filters, summary cards, the table (cards on phones) with the masked card, approve and reject. */
+function RequestsTab() {
   const { t } = useTranslation('clientBase');
   const { t: tr } = useTranslation();
   const user = useCurrentUser();
@@ -65,7 +225,8 @@ export function WithdrawalRequests() {
   const [filters, setFilters] = useState<WithdrawalFilters>(EMPTY_WITHDRAWAL_FILTERS);
   const [page, setPage] = useState(1);
   const [perPage, setPerPage] = useState(50);
-  const [target, setTarget] = useState<{ request: StaffWithdrawRequest; action: WithdrawalAction } | null>(null);
+  const [target, setTarget] = useState<Target>(null);
+  const isPhone = useMediaQuery(MOBILE_QUERY, false, { getInitialValueInEffect: false }) ?? false;
   const [debouncedSearch] = useDebouncedValue(filters.search, 300);
   const staff = useStaffOptions();
   const requests = useWithdrawalRequests({ ...filters, search: debouncedSearch }, page, perPage);
@@ -82,7 +243,6 @@ export function WithdrawalRequests() {
 
   return (
     <>
-      <PageHeader title={t('withdrawals.title')} subtitle={t('withdrawals.subtitle')} />
       <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }} mb="md">
         <Group gap="sm" align="flex-end" wrap="wrap" data-testid="withdrawal-filters">
           <TextInput
@@ -166,6 +326,13 @@ export function WithdrawalRequests() {
             testId: 'withdrawal-card-pending',
           },
           {
+            label: t('withdrawals.cards.awaitingSecond'),
+            value: summary ? summary.awaiting_second_approval_count : '…',
+            icon: <IconUsers size={18} />,
+            color: 'orange',
+            testId: 'withdrawal-card-awaiting',
+          },
+          {
             label: t('withdrawals.cards.approved'),
             value: summary ? summary.approved_count : '…',
             icon: <IconListCheck size={18} />,
@@ -191,99 +358,135 @@ export function WithdrawalRequests() {
             testId="withdrawal-error"
           />
         ) : null}
-        <Table.ScrollContainer minWidth={960}>
-          <Table striped highlightOnHover verticalSpacing="sm" data-testid="withdrawal-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('withdrawals.columns.client')}</Table.Th>
-                <Table.Th ta="right">{t('withdrawals.columns.amount')}</Table.Th>
-                <Table.Th>{t('withdrawals.columns.card')}</Table.Th>
-                <Table.Th>{t('withdrawals.columns.status')}</Table.Th>
-                <Table.Th>{t('withdrawals.columns.processedBy')}</Table.Th>
-                <Table.Th>{t('withdrawals.columns.createdAt')}</Table.Th>
-                <Table.Th>{t('withdrawals.columns.actions')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              <TableStateRows
-                colSpan={7}
-                loading={requests.isPending}
-                loadingText={t('withdrawals.loading')}
-                empty={!requests.isPending && !requests.isError && items.length === 0}
-                emptyText={t('withdrawals.empty')}
-                emptyTestId="withdrawal-empty"
-              />
-              {items.map((request) => (
-                <Table.Tr key={request.id} data-testid="withdrawal-row" data-request-id={request.id}>
-                  <Table.Td>
+        {isPhone ? (
+          <Stack gap="sm" component="ul" m={0} p={0} style={{ listStyle: 'none' }} data-testid="withdrawal-cards">
+            {requests.isPending ? <Text ta="center">{t('withdrawals.loading')}</Text> : null}
+            {!requests.isPending && !requests.isError && items.length === 0 ? (
+              <Text ta="center" c="dimmed" py="md" data-testid="withdrawal-empty">
+                {t('withdrawals.empty')}
+              </Text>
+            ) : null}
+            {items.map((request) => (
+              <Paper
+                component="li"
+                key={request.id}
+                withBorder
+                radius="md"
+                p="sm"
+                data-testid="withdrawal-row"
+                data-request-id={request.id}
+              >
+                <Group justify="space-between" align="flex-start" wrap="nowrap" gap="xs" mb="xs">
+                  <div style={{ minWidth: 0 }}>
                     <Text
-                      size="sm"
-                      fw={500}
-                      style={{ whiteSpace: 'nowrap' }}
+                      fw={600}
                       component="a"
                       href={`/crm/clients/${request.client_id}`}
                       onClick={(event) => {
                         event.preventDefault();
                         openClient(request.client_id);
                       }}
+                      style={{ overflowWrap: 'anywhere' }}
                     >
                       {request.client_name || tr('common.dash')}
                     </Text>
                     <Text size="xs" c="dimmed">
                       {t('withdrawals.clientId', { id: request.client_id })}
                     </Text>
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
-                      {formatMoney(request.amount)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
+                  </div>
+                  <Text fw={700} style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
+                    {formatMoney(request.amount)}
+                  </Text>
+                </Group>
+                <SimpleGrid cols={2} spacing="xs" verticalSpacing={6} mb="sm">
+                  <Field label={t('withdrawals.columns.status')} wide>
+                    <StatusWithReason request={request} />
+                  </Field>
+                  <Field label={t('withdrawals.columns.card')} wide>
                     <CardCell request={request} mayReveal={mayProcess} />
-                  </Table.Td>
-                  <Table.Td>
-                    <WithdrawalStatusBadge status={request.status} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{request.processed_by_name ?? tr('common.dash')}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                      {formatDateTime(request.created_at, user.business_timezone)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {request.status === 'pending' && mayProcess ? (
-                      <Group gap={6} wrap="nowrap">
-                        <Button
-                          size="xs"
-                          color="green"
-                          onClick={() => setTarget({ request, action: 'approve' })}
-                          data-testid="withdrawal-approve"
-                        >
-                          {t('withdrawals.approve')}
-                        </Button>
-                        <Button
-                          size="xs"
-                          color="red"
-                          variant="light"
-                          onClick={() => setTarget({ request, action: 'reject' })}
-                          data-testid="withdrawal-reject"
-                        >
-                          {t('withdrawals.reject')}
-                        </Button>
-                      </Group>
-                    ) : (
-                      <Text size="sm" c="dimmed">
-                        {tr('common.dash')}
-                      </Text>
-                    )}
-                  </Table.Td>
+                  </Field>
+                  <Field label={t('withdrawals.columns.processedBy')}>
+                    <ProcessedBy request={request} />
+                  </Field>
+                  <Field label={t('withdrawals.columns.createdAt')}>
+                    <Text size="sm">{formatDateTime(request.created_at, user.business_timezone)}</Text>
+                  </Field>
+                </SimpleGrid>
+                <RequestActions request={request} onAct={setTarget} />
+              </Paper>
+            ))}
+          </Stack>
+        ) : (
+          <Table.ScrollContainer minWidth={960}>
+            <Table striped highlightOnHover verticalSpacing="sm" data-testid="withdrawal-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('withdrawals.columns.client')}</Table.Th>
+                  <Table.Th ta="right">{t('withdrawals.columns.amount')}</Table.Th>
+                  <Table.Th>{t('withdrawals.columns.card')}</Table.Th>
+                  <Table.Th>{t('withdrawals.columns.status')}</Table.Th>
+                  <Table.Th>{t('withdrawals.columns.processedBy')}</Table.Th>
+                  <Table.Th>{t('withdrawals.columns.createdAt')}</Table.Th>
+                  <Table.Th>{t('withdrawals.columns.actions')}</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+              </Table.Thead>
+              <Table.Tbody>
+                <TableStateRows
+                  colSpan={7}
+                  loading={requests.isPending}
+                  loadingText={t('withdrawals.loading')}
+                  empty={!requests.isPending && !requests.isError && items.length === 0}
+                  emptyText={t('withdrawals.empty')}
+                  emptyTestId="withdrawal-empty"
+                />
+                {items.map((request) => (
+                  <Table.Tr key={request.id} data-testid="withdrawal-row" data-request-id={request.id}>
+                    <Table.Td>
+                      <Text
+                        size="sm"
+                        fw={500}
+                        style={{ whiteSpace: 'nowrap' }}
+                        component="a"
+                        href={`/crm/clients/${request.client_id}`}
+                        onClick={(event) => {
+                          event.preventDefault();
+                          openClient(request.client_id);
+                        }}
+                      >
+                        {request.client_name || tr('common.dash')}
+                      </Text>
+                      <Text size="xs" c="dimmed">
+                        {t('withdrawals.clientId', { id: request.client_id })}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td ta="right">
+                      <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
+                        {formatMoney(request.amount)}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <CardCell request={request} mayReveal={mayProcess} />
+                    </Table.Td>
+                    <Table.Td>
+                      <StatusWithReason request={request} />
+                    </Table.Td>
+                    <Table.Td>
+                      <ProcessedBy request={request} />
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                        {formatDateTime(request.created_at, user.business_timezone)}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <RequestActions request={request} onAct={setTarget} />
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
         <TablePager
           page={page}
           perPage={perPage}

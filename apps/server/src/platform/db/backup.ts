@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLITE_EXTENSIONS } from './index.js';
+
+/**
+ * Backups of the embedded database (issue 13 item 6). One file:
+ *
+ *   line 1: `brokerage-backup v1`
+ *   line 2: a JSON header {created_at, database_bytes, card_key} — card_key is the content of DATA_DIR/keys/card.key
+ *           (base64 text) or null when there is none (CARD_ENCRYPTION_KEY configured, or no card stored yet)
+ *   then:   PGlite's dumpDataDir('gzip'): a gzipped tar of the data directory, taken after a checkpoint by the one
+ *           process that has the database open — a consistent copy.
+ *
+ * The file holds the card key: it is written with mode 0600 and must be kept like the key itself (docs/operations.md).
+ */
+const MAGIC = 'brokerage-backup v1';
+
+export interface BackupHeader {
+  created_at: string;
+  database_bytes: number;
+  card_key: string | null;
+}
+
+export function pgdataDir(dataDir: string): string {
+  return path.join(dataDir, 'pgdata');
+}
+
+export function cardKeyFile(dataDir: string): string {
+  return path.join(dataDir, 'keys', 'card.key');
+}
+
+/** Writes the backup of an open embedded database to `file` (atomically: a temporary file renamed into place). */
+export async function writeBackup(pglite: PGlite, dataDir: string, file: string): Promise<BackupHeader> {
+  await pglite.query('checkpoint');
+  const dump = await pglite.dumpDataDir('gzip');
+  const database = Buffer.from(await dump.arrayBuffer());
+  const keyFile = cardKeyFile(dataDir);
+  const header: BackupHeader = {
+    created_at: new Date().toISOString(),
+    database_bytes: database.length,
+    card_key: fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : null,
+  };
+  const tmp = `${file}.partial-${process.pid}`;
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    fs.writeSync(fd, `${MAGIC}\n${JSON.stringify(header)}\n`);
+    fs.writeSync(fd, database);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  return header;
+}
+
+/** Reads and checks a backup file; throws an Error naming the problem. */
+export function readBackup(file: string): { header: BackupHeader; database: Buffer } {
+  const buf = fs.readFileSync(file);
+  const first = buf.indexOf(0x0a);
+  const second = first < 0 ? -1 : buf.indexOf(0x0a, first + 1);
+  if (first < 0 || second < 0 || buf.subarray(0, first).toString('utf8') !== MAGIC)
+    throw new Error(`${file} is not a backup made by 'npm run admin -- backup'`);
+  let header: BackupHeader;
+  try {
+    header = JSON.parse(buf.subarray(first + 1, second).toString('utf8')) as BackupHeader;
+  } catch {
+    throw new Error(`${file}: the backup header is damaged`);
+  }
+  const database = buf.subarray(second + 1);
+  if (database.length !== header.database_bytes)
+    throw new Error(
+      `${file} is incomplete: ${database.length} database bytes instead of ${header.database_bytes} (truncated copy?)`,
+    );
+  return { header, database };
+}
+
+export interface RestoreResult {
+  header: BackupHeader;
+  /** Where the data directory's previous database (and key) were moved, if there was one. */
+  movedAside: string | null;
+}
+
+/**
+ * Replaces the embedded database of `dataDir` with the backup's. The current database is not deleted: it is moved
+ * to `pgdata.before-restore-<time>` (and its card key beside it), so a restore by mistake can be undone by hand.
+ */
+export async function restoreBackup(file: string, dataDir: string): Promise<RestoreResult> {
+  const { header, database } = readBackup(file);
+  const dir = pgdataDir(dataDir);
+  const keyFile = cardKeyFile(dataDir);
+  let movedAside: string | null = null;
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+    movedAside = `${dir}.before-restore-${stamp}`;
+    fs.renameSync(dir, movedAside);
+    if (fs.existsSync(keyFile)) fs.copyFileSync(keyFile, path.join(movedAside, 'card.key.before-restore'));
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  const pglite = new PGlite(dir, {
+    extensions: PGLITE_EXTENSIONS,
+    loadDataDir: new Blob([new Uint8Array(database)]),
+  });
+  try {
+    await pglite.waitReady;
+    await pglite.query('select 1');
+  } finally {
+    await pglite.close();
+  }
+  if (header.card_key !== null) {
+    fs.mkdirSync(path.dirname(keyFile), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(keyFile, `${header.card_key}\n`, { mode: 0o600 });
+    fs.chmodSync(keyFile, 0o600);
+  }
+  return { header, movedAside };
+}

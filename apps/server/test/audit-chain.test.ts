@@ -1,0 +1,306 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AuditVerifyResponse } from '@brokerage/shared';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeAudit } from '../src/platform/audit/audit.js';
+import { AUDIT_CHAIN_LOCK } from '../src/platform/db/migrations/2026-11-25T0018-audit-chain.js';
+import { Migrator } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { MIGRATIONS, openDb, type Db, type DbHandle } from '../src/platform/db/index.js';
+import { verifyAuditChain } from '../src/platform/audit/chain.js';
+import type { Actor } from '../src/platform/auth/actor.js';
+import { createTestApp, dbKinds, runAdminCommand, type TestApp } from './helpers.js';
+
+const ACTOR: Actor = {
+  id: '22222222-2222-4222-8222-222222222222',
+  name: 'Chain Tester',
+  role: 'admin',
+  department: null,
+  ip: '10.1.1.1',
+};
+
+/** Runs `statement` with every trigger off, as a superuser tampering by hand would (session_replication_role). */
+async function asTamperer(db: Db, statement: (trx: Db) => Promise<unknown>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`set local session_replication_role = replica`.execute(trx);
+    await statement(trx);
+  });
+}
+
+/** Issue 13 item 5: every audit row is hashed onto one chain at commit; a row edited, removed or inserted is found. */
+describe.each(dbKinds())('tamper-evident audit chain on %s', (kind) => {
+  let t: TestApp;
+  let token: string;
+  let dataDir: string | undefined;
+
+  const verifyApi = async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/audit/verify', token });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as AuditVerifyResponse;
+  };
+  const audited = async (n: number, label: string) => {
+    await t.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < n; i++)
+        await writeAudit(trx, ACTOR, {
+          action: 'user.update',
+          entityType: 'user',
+          entityId: `${label}-${i}`,
+          before: { n: i, nested: { ü: 'ß', list: [1, 2.5, null] } },
+          after: { n: i + 1, label },
+        });
+    });
+  };
+  const rowCount = async () =>
+    Number(
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  beforeAll(async () => {
+    if (kind === 'pglite') dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-chain-'));
+    t = await createTestApp(kind, {}, dataDir ? { dataDir } : {});
+    token = (await t.userWithToken('superadmin')).token;
+  });
+  afterAll(async () => {
+    await t.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stamps each committed row onto one chain; the audit page and verify-audit agree', async () => {
+    await audited(5, 'first');
+    const rows = await t.db.selectFrom('audit_log').select(['id', 'seq', 'prev_hash', 'hash']).orderBy('seq').execute();
+    expect(rows.length).toBeGreaterThanOrEqual(6); // the superadmin's sign-in and the five above
+    rows.forEach((r, i) => {
+      expect(Number(r.seq)).toBe(i + 1);
+      expect(r.hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(r.prev_hash).toBe(i === 0 ? '' : rows[i - 1]!.hash);
+    });
+    const v = await verifyApi();
+    expect(v).toEqual({ verified: rows.length, verified_up_to: rows.length, broken: null });
+
+    const admin = await t.userWithToken('admin');
+    const refused = await t.inject({ method: 'GET', url: '/api/audit/verify', token: admin.token });
+    expect(refused.statusCode).toBe(403);
+
+    const run = await runAdminCommand(t, ['verify-audit']);
+    t = run.t;
+    token = (await t.userWithToken('superadmin')).token;
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/verified \d+ rows/);
+  });
+
+  it('chains the rows written before the chain existed, in id order, when the migration runs', async () => {
+    // A database at the migration before the chain, with audit rows in it.
+    let handle: DbHandle;
+    let drop = async () => {};
+    if (kind === 'pglite') handle = await openDb({ dataDir: 'memory' });
+    else {
+      const name = `brokerage_chain_${randomBytes(5).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await admin.connect();
+      await admin.query(`create database ${name}`);
+      await admin.end();
+      const url = new URL(process.env.TEST_DATABASE_URL!);
+      url.pathname = `/${name}`;
+      handle = await openDb({ databaseUrl: url.toString(), dataDir: 'memory', poolSize: 2 });
+      drop = async () => {
+        const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+        await c.connect();
+        await c.query(`drop database if exists ${name} with (force)`);
+        await c.end();
+      };
+    }
+    try {
+      const names = Object.keys(MIGRATIONS);
+      const before = names[names.indexOf('2026-11-25T0018-audit-chain') - 1]!;
+      const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => MIGRATIONS } });
+      expect((await migrator.migrateTo(before)).error).toBeUndefined();
+      for (let i = 0; i < 5; i++)
+        await sql`insert into audit_log (action, entity_id, after) values ('user.update', ${`old-${i}`}, ${JSON.stringify({ i })}::jsonb)`.execute(
+          handle.db,
+        );
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const rows = await handle.db.selectFrom('audit_log').select(['id', 'seq']).orderBy('id').execute();
+      expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3, 4, 5]);
+      expect(await verifyAuditChain(handle.db)).toEqual({ verified: 5, verifiedUpTo: 5, broken: null });
+    } finally {
+      await handle.close();
+      await drop();
+    }
+  });
+
+  it('takes the chain lock only at commit: a transaction holds no lock and no stamp until it commits', async () => {
+    let idInside = '';
+    await t.db.transaction().execute(async (trx) => {
+      await writeAudit(trx, ACTOR, { action: 'user.update', entityId: 'lock-check' });
+      const row = await trx
+        .selectFrom('audit_log')
+        .select(['id', 'seq', 'hash'])
+        .where('entity_id', '=', 'lock-check')
+        .executeTakeFirstOrThrow();
+      idInside = row.id;
+      expect(row.seq).toBeNull();
+      expect(row.hash).toBeNull();
+      const locks = await sql<{ n: string }>`
+        select count(*)::text as n from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()`.execute(trx);
+      expect(locks.rows[0]!.n).toBe('0');
+    });
+    const after = await t.db
+      .selectFrom('audit_log')
+      .select(['seq', 'hash'])
+      .where('id', '=', idInside)
+      .executeTakeFirstOrThrow();
+    expect(after.seq).not.toBeNull();
+    expect(after.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  // Only PostgreSQL has a second session to hold the lock (PGlite serves one connection).
+  if (kind === 'postgres')
+    it('waits for the chain lock at commit, not before: a held lock lets the work run and holds back only the commit', async () => {
+      const holder = new pg.Client({ connectionString: t.url! });
+      await holder.connect();
+      try {
+        await holder.query('select pg_advisory_lock($1)', [AUDIT_CHAIN_LOCK]);
+        const events: string[] = [];
+        let workDone!: () => void;
+        const worked = new Promise<void>((resolve) => (workDone = resolve));
+        const committed = t.db
+          .transaction()
+          .execute(async (trx) => {
+            await writeAudit(trx, ACTOR, { action: 'user.update', entityId: 'held-lock' });
+            await sql`select count(*) from audit_log`.execute(trx); // more work after the audit row
+            events.push('work done');
+            workDone();
+          })
+          .then(() => events.push('committed'));
+        await worked; // the work ran while another session holds the chain lock
+        // The commit is now waiting for the lock: the session shows as waiting on an advisory lock.
+        for (;;) {
+          const waiting = await holder.query(
+            `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`,
+          );
+          if (waiting.rows[0].n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(events).toEqual(['work done']);
+        events.push('lock released');
+        await holder.query('select pg_advisory_unlock($1)', [AUDIT_CHAIN_LOCK]);
+        await committed;
+        expect(events).toEqual(['work done', 'lock released', 'committed']);
+      } finally {
+        await holder.end();
+      }
+      expect((await verifyApi()).broken).toBeNull();
+    });
+
+  it('keeps one unbroken chain under many parallel audited writes', async () => {
+    const before = await rowCount();
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.db.transaction().execute(async (trx) => {
+          await writeAudit(trx, ACTOR, { action: 'user.update', entityId: `parallel-${i}-a` });
+          if (kind === 'postgres') await sql`select pg_sleep(${(i % 5) / 200})`.execute(trx);
+          await writeAudit(trx, ACTOR, { action: 'user.update', entityId: `parallel-${i}-b` });
+        }),
+      ),
+    );
+    // and through the real routes: parallel sign-ins, each audited in its own transaction
+    const staff = await t.createUser('admin');
+    await Promise.all(Array.from({ length: 10 }, () => t.login(staff.email)));
+    const total = await rowCount();
+    expect(total).toBe(before + 80 + 10);
+    const v = await verifyApi();
+    expect(v).toEqual({ verified: total, verified_up_to: total, broken: null });
+  });
+
+  it('names a row edited by hand, and the chain verifies again once it is put back', async () => {
+    const target = await t.db
+      .selectFrom('audit_log')
+      .select(['id', 'seq', 'after'])
+      .where('entity_id', '=', 'first-2')
+      .executeTakeFirstOrThrow();
+    // Without disabling the triggers, the database refuses: append-only, and the stamp cannot be redone.
+    await expect(
+      sql`update audit_log set after = '{"n": 999}'::jsonb where id = ${target.id}`.execute(t.db),
+    ).rejects.toThrow(/append-only/);
+    await expect(sql`update audit_log set hash = null where id = ${target.id}`.execute(t.db)).rejects.toThrow(
+      /append-only/,
+    );
+
+    await asTamperer(t.db, (trx) =>
+      sql`update audit_log set after = '{"n": 999}'::jsonb where id = ${target.id}`.execute(trx),
+    );
+    const v = await verifyApi();
+    expect(v.broken).toEqual({ id: String(target.id), seq: String(target.seq), reason: 'content' });
+    expect(v.verified_up_to).toBe(Number(target.seq) - 1);
+
+    const run = await runAdminCommand(t, ['verify-audit']);
+    t = run.t;
+    token = (await t.userWithToken('superadmin')).token;
+    expect(run.code).toBe(1);
+    expect(run.output).toContain(`row ${target.id} (chain position ${target.seq})`);
+    expect(run.output).toContain('edited');
+
+    await asTamperer(t.db, (trx) =>
+      sql`update audit_log set after = ${JSON.stringify(target.after)}::jsonb where id = ${target.id}`.execute(trx),
+    );
+    expect((await verifyApi()).broken).toBeNull();
+  });
+
+  it('names the row after one removed by hand', async () => {
+    const rows = await t.db.selectFrom('audit_log').selectAll().orderBy('seq').limit(4).execute();
+    const removed = rows[2]!;
+    await asTamperer(t.db, async (trx) => {
+      await sql`create table audit_saved as select * from audit_log where id = ${removed.id}`.execute(trx);
+      await sql`delete from audit_log where id = ${removed.id}`.execute(trx);
+    });
+    const v = await verifyApi();
+    expect(v.broken).toEqual({ id: String(rows[3]!.id), seq: String(rows[3]!.seq), reason: 'seq_gap' });
+    expect(v.verified).toBe(2);
+
+    // Put it back exactly (triggers still off), and the chain is whole again.
+    await asTamperer(t.db, async (trx) => {
+      await sql`insert into audit_log select * from audit_saved`.execute(trx);
+      await sql`drop table audit_saved`.execute(trx);
+    });
+    expect((await verifyApi()).broken).toBeNull();
+  });
+
+  it('names a row inserted by hand, off the chain or with a made-up place on it', async () => {
+    const forged = await t.db.transaction().execute(async (trx) => {
+      await sql`set local session_replication_role = replica`.execute(trx);
+      return (
+        await sql<{ id: string }>`
+          insert into audit_log (actor_name, action, entity_id) values ('Nobody', 'user.delete', 'forged')
+          returning id::text as id`.execute(trx)
+      ).rows[0]!.id;
+    });
+    const total = await rowCount();
+    let v = await verifyApi();
+    expect(v.broken).toEqual({ id: forged, seq: null, reason: 'unchained' });
+    expect(v.verified).toBe(total - 1);
+
+    // A forger who appends it at the chain's head with the right prev_hash still cannot produce its hash.
+    const head = await t.db
+      .selectFrom('audit_log')
+      .select(['seq', 'hash'])
+      .where('seq', 'is not', null)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    await asTamperer(t.db, (trx) =>
+      sql`update audit_log set seq = ${Number(head.seq) + 1}, prev_hash = ${head.hash}, hash = ${'f'.repeat(64)}
+          where id = ${forged}`.execute(trx),
+    );
+    v = await verifyApi();
+    expect(v.broken).toEqual({ id: forged, seq: String(Number(head.seq) + 1), reason: 'content' });
+    expect(v.verified).toBe(total - 1);
+  });
+});

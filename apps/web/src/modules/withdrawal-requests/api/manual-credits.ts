@@ -1,0 +1,61 @@
+import { manualCreditSchema, manualCreditsResponseSchema, type ManualCreditStatus } from '@brokerage/shared';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiCall } from '../../../lib/api';
+
+/**
+ * Manual credits waiting for a second staff member (decisions.md D20): the 'Подтверждения' tab of /crm/applications,
+ * and the pending credits the account detail and the client's deposits card show.
+ */
+export const manualCreditKeys = {
+  all: ['manual-credits'] as const,
+  list: (query: Record<string, string | number | undefined>) => ['manual-credits', 'list', query] as const,
+};
+
+export function useManualCredits(
+  params: { status?: ManualCreditStatus; page?: number; perPage?: number; clientId?: number },
+  options: { enabled?: boolean } = {},
+) {
+  const query = {
+    status: params.status ?? 'pending',
+    page: params.page ?? 1,
+    per_page: params.perPage ?? 50,
+    client_id: params.clientId,
+  };
+  return useQuery({
+    queryKey: manualCreditKeys.list(query),
+    queryFn: ({ signal }) => apiCall(manualCreditsResponseSchema, '/api/manual-credits', { query, signal }),
+    placeholderData: keepPreviousData,
+    enabled: options.enabled ?? true,
+  });
+}
+
+/** After a confirmation or a cancellation: the credits, balances, accounts and deposits shown anywhere are stale. */
+function useCreditsChanged() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: manualCreditKeys.all }),
+      queryClient.invalidateQueries({ queryKey: ['trading-admin'] }),
+      queryClient.invalidateQueries({ queryKey: ['clients'] }),
+      queryClient.invalidateQueries({ queryKey: ['deposits'] }),
+    ]);
+}
+
+/** POST /api/manual-credits/:id/confirm (finance.approve, never its author): the money is posted through the ledger. */
+export function useConfirmCredit() {
+  const changed = useCreditsChanged();
+  return useMutation({
+    mutationFn: (id: number) => apiCall(manualCreditSchema, `/api/manual-credits/${id}/confirm`, { method: 'POST' }),
+    onSettled: changed,
+  });
+}
+
+/** POST /api/manual-credits/:id/cancel {reason}: nothing moves; a deposit stays recorded and uncredited. */
+export function useCancelCredit() {
+  const changed = useCreditsChanged();
+  return useMutation({
+    mutationFn: ({ id, reason }: { id: number; reason: string }) =>
+      apiCall(manualCreditSchema, `/api/manual-credits/${id}/cancel`, { method: 'POST', body: { reason } }),
+    onSettled: changed,
+  });
+}

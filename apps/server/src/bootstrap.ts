@@ -48,6 +48,22 @@ export async function createSuperadmin(db: Db, email: string, password: string, 
  * `print` writes to the console, never to the log files.
  */
 export async function bootstrap(db: Db, config: Config, print: (line: string) => void): Promise<void> {
+  // Several processes may start together on an empty database (replicas behind a balancer, the crash test's three
+  // servers): one of them creates the first users while the others wait on this lock and then find them there.
+  await db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${BOOTSTRAP_LOCK})`.execute(conn);
+    try {
+      await bootstrapOnce(conn, config, print);
+    } finally {
+      await sql`select pg_advisory_unlock(${BOOTSTRAP_LOCK})`.execute(conn);
+    }
+  });
+}
+
+/** The advisory lock key that serialises first starts ('boot' in ASCII). */
+const BOOTSTRAP_LOCK = 0x626f6f74;
+
+async function bootstrapOnce(db: Db, config: Config, print: (line: string) => void): Promise<void> {
   const { n } = await db
     .selectFrom('users')
     .select(sql<string>`count(*)`.as('n'))

@@ -55,6 +55,13 @@ describe.each(dbKinds())('first start on %s', (kind: DbKind) => {
     expect(await superadmins(t)).toHaveLength(1);
   });
 
+  it('three processes starting together on the empty database create one superadmin between them', async () => {
+    t = await createTestApp(kind);
+    const printed = (await Promise.all([start(t), start(t), start(t)])).flat();
+    expect(printed).toHaveLength(1);
+    expect(await superadmins(t)).toEqual([{ id: expect.any(String), email: DEFAULT_ADMIN_EMAIL, role: 'superadmin' }]);
+  });
+
   it('gives the default superadmin an e-mail the staff page accepts, so it can be edited there', async () => {
     // The shared schema refuses a dotless domain such as 'admin@localhost'.
     expect(emailField.safeParse('admin@localhost').success).toBe(false);

@@ -5,7 +5,7 @@
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:smoke
  *
- * The landing bench needs the built web app (npm run build) and Chromium; the others a PostgreSQL to create their
+ * The landing and first-chart benches need the built web app (npm run build) and Chromium; the others a PostgreSQL to create their
  * throwaway databases next to (BENCH_DATABASE_URL, else TEST_DATABASE_URL).
  */
 import { spawn } from 'node:child_process';
@@ -26,6 +26,7 @@ const benches: { name: string; args: string[]; env?: Record<string, string> }[] 
   { name: 'import', args: ['bench/import.ts'], env: { BENCH_DATABASE_URL: url } },
   { name: 'landing', args: ['bench/landing-size.ts'] },
   { name: 'ws', args: ['bench/ws.ts'] },
+  { name: 'first chart', args: ['bench/first-chart.ts'] },
 ];
 
 function runOne(bench: (typeof benches)[number]): Promise<{ code: number | null; out: string; seconds: number }> {

@@ -19,7 +19,7 @@ import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { queryClient } from './lib/query-client';
-import { router } from './router';
+import { loadTradingArea, router } from './router';
 import { colorSchemeManager, cssVariablesResolver, theme } from './theme';
 
 // DateInput parses typed dates in its DD.MM.YYYY display format.
@@ -57,7 +57,10 @@ const render = () =>
 // The trading screen renders at once and takes the back office's translations when idle (the staff bell and the
 // shared loaders use them); every other path (back office, /login, not found) waits for them before it renders.
 if (/^\/(trading|demo|chart-test)(\/|$)/.test(window.location.pathname)) {
-  render();
+  // Its chunk is already downloading beside this one (main.tsx): render once it is here, so nothing suspends.
+  void loadTradingArea()
+    .catch(() => undefined)
+    .finally(render);
   const later = () => void loadBackOfficeTranslations().catch(() => undefined);
   if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(later, { timeout: 3000 });
   else setTimeout(later, 1000);

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ComponentType } from 'react';
 import { createBrowserRouter, Outlet } from 'react-router';
 import { useSession } from './modules/auth/api/session';
 import { FullScreenLoader } from './modules/ui/FullScreenLoader';
@@ -8,10 +8,23 @@ import NotFoundPage from './pages/NotFoundPage';
 
 // One chunk per area; the public site and the trading screen join here as their own areas.
 const CrmArea = lazy(() => import('./areas/crm/CrmArea'));
-const loadTradingArea = () => import('./areas/trading/TradingArea');
-// A fresh load of a trading path fetches its chunk (and from it the first candles) while the session is checked.
-if (/^\/(trading|demo|chart-test)(\/|$)/.test(window.location.pathname)) void loadTradingArea();
-const TradingArea = lazy(loadTradingArea);
+/** The trading area once its chunk has loaded: rendered directly then, without suspending (see TradingRoute). */
+let loadedTradingArea: ComponentType | null = null;
+export const loadTradingArea = () =>
+  import('./areas/trading/TradingArea').then((module) => {
+    loadedTradingArea = module.default;
+    return module;
+  });
+const LazyTradingArea = lazy(loadTradingArea);
+/**
+ * A fresh load of a trading path has its chunk already (main.tsx fetched it beside the application's, and app.tsx
+ * renders after it): rendering it directly spares a suspension, whose fallback React keeps on screen for at least
+ * 300 ms before revealing the content (issue 12, item 6: the first chart). Arriving from another screen, it loads lazily.
+ */
+function TradingArea() {
+  const Loaded = loadedTradingArea;
+  return Loaded ? <Loaded /> : <LazyTradingArea />;
+}
 const SiteArea = lazy(() => import('./areas/site/SiteArea'));
 
 /** §2.1: nothing renders until the session check (GET /api/auth/me) has answered. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import i18n, { currentLanguage } from '../i18n';
+import { takeEarly } from './early-fetch';
 import { nameFields, readDetail } from './error-detail';
 import { withQuery, type QueryValue } from './query-string';
 
@@ -60,13 +61,16 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
     body = JSON.stringify(options.body);
   }
 
-  const response = await fetch(withQuery(path, options.query), {
-    method: options.method ?? 'GET',
-    credentials: 'same-origin',
-    headers,
-    body,
-    signal: options.signal,
-  });
+  const url = withQuery(path, options.query);
+  const early = (options.method ?? 'GET') === 'GET' && !options.headers ? takeEarly(url) : undefined;
+  const response = await (early ??
+    fetch(url, {
+      method: options.method ?? 'GET',
+      credentials: 'same-origin',
+      headers,
+      body,
+      signal: options.signal,
+    }));
 
   const text = await response.text();
   let data: unknown = undefined;

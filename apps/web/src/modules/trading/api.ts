@@ -22,7 +22,9 @@ import {
   type WithdrawRequestInput,
 } from '@brokerage/shared';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { apiCall, apiRequest } from '../../lib/api';
+import { apiCall, apiRequest, withQuery } from '../../lib/api';
+import { fetchEarly } from '../../lib/early-fetch';
+import { currentLanguage } from '../../i18n';
 import { queryClient } from '../../lib/query-client';
 import { useLiveConnected } from '../../lib/ws';
 
@@ -159,25 +161,23 @@ export function usePrices() {
   });
 }
 
+/** An asset's candles; the early fetch's answer when there is a fresh one (lib/early-fetch.ts), else a new call. */
 export function fetchCandles(symbol: string, interval: CandleInterval) {
-  return apiCall(candlesResponseSchema, `/api/prices/${encodeURIComponent(symbol)}/candles`, { query: { interval } });
+  return apiCall(candlesResponseSchema, candlesPath(symbol, interval));
 }
 
-const prefetched = new Map<string, { at: number; promise: ReturnType<typeof fetchCandles> }>();
+/** The path of an asset's candles, as apiRequest builds it (the early fetch must ask for exactly this). */
+export function candlesPath(symbol: string, interval: CandleInterval): string {
+  return withQuery(`/api/prices/${encodeURIComponent(symbol)}/candles`, { interval });
+}
 
-/** Starts the first chart's candles early (while the page is still booting); used once, within 15 s. */
+/**
+ * Starts the first chart's candles early (while the page is still booting); apiRequest takes the answer once, while
+ * fresh (lib/early-fetch.ts). A fresh load of a trading path has already started it in main.tsx; this covers arriving
+ * from another screen of the application.
+ */
 export function prefetchCandles(symbol: string, interval: CandleInterval): void {
-  const promise = fetchCandles(symbol, interval);
-  promise.catch(() => undefined);
-  prefetched.set(`${symbol}:${interval}`, { at: Date.now(), promise });
-}
-
-/** The candles of an asset: the early fetch when there is a fresh one, else a new call. */
-export function candlesFor(symbol: string, interval: CandleInterval): ReturnType<typeof fetchCandles> {
-  const key = `${symbol}:${interval}`;
-  const early = prefetched.get(key);
-  prefetched.delete(key);
-  return early && Date.now() - early.at < 15_000 ? early.promise : fetchCandles(symbol, interval);
+  fetchEarly(candlesPath(symbol, interval), currentLanguage());
 }
 
 export function useDepositMethods(enabled: boolean) {

@@ -15,7 +15,7 @@ import {
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { browserTimeZone, formatChartTime } from '../../../lib/format';
-import { candlesFor } from '../api';
+import { fetchCandles } from '../api';
 import { onPriceTick } from '../price-feed';
 import { TickCoalescer } from '../tick-coalescer';
 
@@ -167,7 +167,7 @@ export function PriceChart({
       if (tick.symbol === symbol) coalescer.tick(tick.price, tick.at);
     });
 
-    candlesFor(symbol, interval)
+    fetchCandles(symbol, interval)
       .then((res) => {
         if (cancelled) return;
         const bars = res.candles.map((c) => ({ ...c, time: c.time as UTCTimestamp }));

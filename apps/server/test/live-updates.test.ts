@@ -114,6 +114,9 @@ describe.each(dbKinds())('live updates on %s', (kind) => {
     expect(settled.payload).toMatchObject({
       trade: { id: tradeId, status: 'tie', close_price: 1.1001, profit_loss: 0 },
     });
+    // The event's trade is the trade exactly as the client's own list shows it.
+    const listed = await app.t.inject({ method: 'GET', url: '/api/trading/trades', token: alice.token });
+    expect(settled.payload).toEqual({ trade: listed.json().items.find((t: { id: number }) => t.id === tradeId) });
     const after = await mine.next((f) => f.type === 'balance.changed', 5000, 'balance.changed after settlement');
     expect(after.payload).toMatchObject({ account_id: alice.accountId, balance: 1000 });
 

@@ -104,24 +104,14 @@ export class TradingEngine {
 
   private async publishSettled(report: SettleReport): Promise<void> {
     try {
-      const ids = report.settled.map((s) => s.id);
-      for (let i = 0; i < ids.length; i += 1000) {
-        const rows = await this.deps.db
-          .selectFrom('trades as t')
-          .innerJoin('trading_accounts as a', 'a.id', 't.account_id')
-          .selectAll('t')
-          .select('a.user_id as owner_id')
-          .where('t.id', 'in', ids.slice(i, i + 1000))
-          .orderBy('t.id')
-          .execute();
-        for (const { owner_id, ...trade } of rows) {
-          if (owner_id)
-            this.deps.bus.publish({
-              type: 'trade.settled',
-              user_id: owner_id,
-              payload: { trade: toClientTrade(trade) },
-            });
-        }
+      // The settlement handed back each trade as it left it and its owner: nothing is read again here.
+      for (const s of report.settled) {
+        if (s.ownerId)
+          this.deps.bus.publish({
+            type: 'trade.settled',
+            user_id: s.ownerId,
+            payload: { trade: toClientTrade(s.row) },
+          });
       }
       await publishBalanceChanged(
         this.deps.db,

@@ -1,7 +1,38 @@
 import type { SettledTradeStatus } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
+import type { TradeRow } from '../../platform/db/types.js';
 import type { Trx } from '../ledger/service.js';
+
+/**
+ * The trade columns the settlement hands back with each settled trade (the trade.settled event is built from them, so
+ * the worker does not read the trades again after commit). Bigints and numerics travel as text, as the driver gives
+ * them (JSON numbers would round them); timestamps as ISO text.
+ */
+const TRADE_COLUMNS: [column: keyof TradeRow, asText: boolean][] = [
+  ['id', true],
+  ['account_id', true],
+  ['asset', false],
+  ['direction', false],
+  ['amount_cents', true],
+  ['duration_seconds', false],
+  ['status', false],
+  ['payout_percentage', false],
+  ['strike_price', true],
+  ['strike_at', false],
+  ['close_price', true],
+  ['close_at', false],
+  ['profit_cents', true],
+  ['created_at', false],
+  ['expires_at', false],
+  ['settled_at', false],
+  ['backfilled', false],
+  ['void_reason', false],
+  ['voided_by', false],
+];
+const TRADE_JSON = sql.join(
+  TRADE_COLUMNS.map(([col, asText]) => sql`${sql.lit(col)}, c.${sql.ref(col)}${asText ? sql`::text` : sql``}`),
+);
 
 /** A feed that has not passed a trade's expiry for this long is not waited for any more. */
 export const SETTLEMENT_GRACE_MS = 5000;
@@ -21,6 +52,10 @@ export interface SettledTrade {
   status: SettledTradeStatus;
   creditCents: number;
   profitCents: number;
+  /** The trade's row as the settlement left it (timestamps as ISO text), for the trade.settled event. */
+  row: TradeRow;
+  /** The user who owns the trade's account (null: an account without a user), who is told of it. */
+  ownerId: string | null;
 }
 
 export interface SettleReport {
@@ -77,7 +112,7 @@ interface BatchRow {
   claimed: number;
   ready: number;
   last: [string, number] | null;
-  settled: [number, number, SettledTradeStatus, number, number][] | null;
+  settled: [number, number, SettledTradeStatus, number, number, TradeRow, string | null][] | null;
 }
 
 /**
@@ -131,7 +166,7 @@ async function settleBatch(
           settled_at = ${now}::timestamptz
       from outcome o
       where t.id = o.id and t.status = 'active'
-      returning t.id, t.account_id, o.result, o.profit, o.credit
+      returning t.*, o.result, o.profit, o.credit
     ), credits as (
       -- No trade:<id>:settle entry can exist for a trade still active (a void closes the trade as it posts it), so a
       -- clash of the unique reference would abort the batch (then settled one by one) rather than pay twice.
@@ -157,15 +192,20 @@ async function settleBatch(
     select (select count(*) from due)::int as claimed,
            (select count(*) from ready)::int as ready,
            (select json_build_array(expires_at, id) from due order by expires_at desc, id desc limit 1) as last,
-           (select json_agg(json_build_array(id, account_id, result, credit, profit) order by account_id, id)
-              from closed) as settled`.execute(trx);
+           (select json_agg(json_build_array(c.id, c.account_id, c.result, c.credit, c.profit,
+                                             json_build_object(${TRADE_JSON}),
+                                             a.user_id)
+                            order by c.account_id, c.id)
+              from closed c join trading_accounts a on a.id = c.account_id) as settled`.execute(trx);
   const row = result.rows[0]!;
-  const settled = (row.settled ?? []).map(([id, accountId, status, creditCents, profitCents]) => ({
+  const settled = (row.settled ?? []).map(([id, accountId, status, creditCents, profitCents, trade, ownerId]) => ({
     id: Number(id),
     accountId: Number(accountId),
     status,
     creditCents: Number(creditCents),
     profitCents: Number(profitCents),
+    row: trade,
+    ownerId,
   }));
   return {
     claimed: row.claimed,

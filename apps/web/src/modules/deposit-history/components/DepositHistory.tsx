@@ -1,5 +1,5 @@
 import { DEPOSIT_TYPES, can, type DepositType, type StaffListItem } from '@brokerage/shared';
-import { Anchor, Badge, Button, Group, Paper, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, Text, TextInput } from '@mantine/core';
 import { DateInput } from '@mantine/dates';
 import { notifications } from '@mantine/notifications';
 import {
@@ -24,7 +24,7 @@ import { PageHeader } from '../../ui/PageHeader';
 import { roleLabelKey } from '../../ui/role-label';
 import { SummaryCards } from '../../ui/SummaryCards';
 import { TablePager } from '../../ui/TablePager';
-import { TableStateRows } from '../../ui/TableStateRows';
+import { DataTable } from '../../ui/DataTable';
 import {
   EMPTY_DEPOSIT_FILTERS,
   depositFilterQuery,
@@ -99,7 +99,6 @@ export function DepositHistory() {
 
   const summary = history.data?.summary;
   const items = history.data?.items ?? [];
-  const columns = superadmin ? 6 : 5;
   const openClient = (id: number) => void navigate(`/crm/clients/${id}`);
 
   return (
@@ -238,95 +237,100 @@ export function DepositHistory() {
             testId="history-error"
           />
         ) : null}
-        <Table.ScrollContainer minWidth={760}>
-          <Table striped highlightOnHover verticalSpacing="sm" data-testid="history-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('history.columns.client')}</Table.Th>
-                <Table.Th>{t('history.columns.type')}</Table.Th>
-                <Table.Th ta="right">{t('history.columns.amount')}</Table.Th>
-                <Table.Th>{t('history.columns.date')}</Table.Th>
-                <Table.Th>{t('history.columns.creator')}</Table.Th>
-                {superadmin ? (
-                  <Table.Th data-testid="history-manager-column">{t('history.columns.manager')}</Table.Th>
-                ) : null}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              <TableStateRows
-                colSpan={columns}
-                loading={history.isPending}
-                loadingText={t('history.loading')}
-                empty={!history.isPending && !history.isError && items.length === 0}
-                emptyText={t('history.empty')}
-                emptyTestId="history-empty"
-              />
-              {items.map((deposit) => (
-                <Table.Tr
-                  key={deposit.id}
-                  data-testid="history-row"
-                  data-deposit-id={deposit.id}
-                  tabIndex={0}
-                  style={{ cursor: 'pointer' }}
-                  onClick={() => openClient(deposit.client_id)}
-                  onKeyDown={(event) => {
-                    if (event.key === 'Enter') openClient(deposit.client_id);
-                  }}
-                >
-                  <Table.Td>
-                    <Anchor
-                      size="sm"
-                      href={`/crm/clients/${deposit.client_id}`}
-                      onClick={(event) => {
-                        event.preventDefault();
-                        event.stopPropagation();
-                        openClient(deposit.client_id);
-                      }}
-                    >
-                      {t('history.clientId', { id: deposit.client_id })}
-                    </Anchor>
-                    <TruncatedText value={deposit.client_name || t('history.clientName', { id: deposit.client_id })} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color={TYPE_COLORS[deposit.deposit_type] ?? 'gray'} variant="light">
-                      {t(`history.types.${isDepositType(deposit.deposit_type) ? deposit.deposit_type : 'other'}`)}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    <Text
-                      size="sm"
-                      fw={600}
-                      c="green"
-                      style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}
-                    >
-                      +{formatMoney(deposit.amount)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                      {formatDateTime(deposit.created_at, user.business_timezone)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <TruncatedText
-                      value={deposit.created_by_name || t('history.unknown')}
-                      data-testid="history-creator"
-                    />
-                  </Table.Td>
-                  {superadmin ? (
-                    <Table.Td>
+        <DataTable
+          items={items}
+          rowKey={(deposit) => deposit.id}
+          rowProps={(deposit) => ({
+            'data-testid': 'history-row',
+            'data-deposit-id': deposit.id,
+            tabIndex: 0,
+            style: { cursor: 'pointer' },
+            onClick: () => openClient(deposit.client_id),
+            onKeyDown: (event: { key: string }) => {
+              if (event.key === 'Enter') openClient(deposit.client_id);
+            },
+          })}
+          minWidth={760}
+          testId="history-table"
+          loading={history.isPending}
+          loadingText={t('history.loading')}
+          empty={!history.isPending && !history.isError && items.length === 0}
+          emptyText={t('history.empty')}
+          emptyTestId="history-empty"
+          columns={[
+            {
+              key: 'client',
+              header: t('history.columns.client'),
+              cell: (deposit) => (
+                <>
+                  <Anchor
+                    size="sm"
+                    href={`/crm/clients/${deposit.client_id}`}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      event.stopPropagation();
+                      openClient(deposit.client_id);
+                    }}
+                  >
+                    {t('history.clientId', { id: deposit.client_id })}
+                  </Anchor>
+                  <TruncatedText value={deposit.client_name || t('history.clientName', { id: deposit.client_id })} />
+                </>
+              ),
+            },
+            {
+              key: 'type',
+              header: t('history.columns.type'),
+              cell: (deposit) => (
+                <Badge color={TYPE_COLORS[deposit.deposit_type] ?? 'gray'} variant="light">
+                  {t(`history.types.${isDepositType(deposit.deposit_type) ? deposit.deposit_type : 'other'}`)}
+                </Badge>
+              ),
+            },
+            {
+              key: 'amount',
+              header: t('history.columns.amount'),
+              align: 'right',
+              cell: (deposit) => (
+                <Text size="sm" fw={600} c="green" style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
+                  +{formatMoney(deposit.amount)}
+                </Text>
+              ),
+            },
+            {
+              key: 'date',
+              header: t('history.columns.date'),
+              cell: (deposit) => (
+                <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                  {formatDateTime(deposit.created_at, user.business_timezone)}
+                </Text>
+              ),
+            },
+            {
+              key: 'creator',
+              header: t('history.columns.creator'),
+              cell: (deposit) => (
+                <TruncatedText value={deposit.created_by_name || t('history.unknown')} data-testid="history-creator" />
+              ),
+            },
+            ...(superadmin
+              ? [
+                  {
+                    key: 'manager',
+                    header: t('history.columns.manager'),
+                    headerProps: { 'data-testid': 'history-manager-column' },
+                    cell: (deposit: (typeof items)[number]) => (
                       <Text size="sm" c={deposit.assigned_manager === null ? 'dimmed' : undefined}>
                         {deposit.assigned_manager === null
                           ? t('history.unassigned')
                           : (deposit.assigned_manager_name ?? tr('common.dash'))}
                       </Text>
-                    </Table.Td>
-                  ) : null}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
         <TablePager
           page={page}
           perPage={perPage}

@@ -1,5 +1,5 @@
 import { can, type ManualCredit } from '@brokerage/shared';
-import { Button, Group, Modal, Paper, SimpleGrid, Stack, Table, Text, Textarea } from '@mantine/core';
+import { Button, Group, Modal, Paper, SimpleGrid, Stack, Text, Textarea } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import type { TFunction } from 'i18next';
@@ -12,7 +12,7 @@ import { useCurrentUser } from '../../auth/current-user';
 import { MOBILE_QUERY } from '../../layout/media';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { TablePager } from '../../ui/TablePager';
-import { TableStateRows } from '../../ui/TableStateRows';
+import { DataTable } from '../../ui/DataTable';
 import { useCancelCredit, useConfirmCredit, useManualCredits } from '../api/manual-credits';
 
 /** How long a credit has waited: '5 мин', '3 ч', '2 дн.' (the largest whole unit). */
@@ -247,67 +247,79 @@ export function Confirmations() {
           ))}
         </Stack>
       ) : (
-        <Table.ScrollContainer minWidth={860}>
-          <Table striped highlightOnHover verticalSpacing="sm" data-testid="credit-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('credits.columns.client')}</Table.Th>
-                <Table.Th ta="right">{t('credits.columns.amount')}</Table.Th>
-                <Table.Th>{t('credits.columns.kind')}</Table.Th>
-                <Table.Th>{t('credits.columns.reason')}</Table.Th>
-                <Table.Th>{t('credits.columns.author')}</Table.Th>
-                <Table.Th>{t('credits.columns.age')}</Table.Th>
-                <Table.Th>{t('credits.columns.actions')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              <TableStateRows
-                colSpan={7}
-                loading={credits.isPending}
-                loadingText={t('credits.loading')}
-                empty={!credits.isPending && !credits.isError && items.length === 0}
-                emptyText={t('credits.empty')}
-                emptyTestId="credits-empty"
-              />
-              {items.map((credit) => (
-                <Table.Tr key={credit.id} data-testid="credit-row" data-credit-id={credit.id}>
-                  <Table.Td>
-                    {clientLink(credit)}
-                    <Text size="xs" c="dimmed">
-                      {t('credits.clientId', { id: credit.client_id })}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap' }} data-testid="credit-amount">
-                      {formatMoney(credit.amount)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" c={credit.kind === 'balance_change' ? 'grape' : 'blue'} fw={500}>
-                      {creditKindText(credit, t)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                      {credit.reason || dash}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{credit.created_by_name}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" title={formatDateTime(credit.created_at, user.business_timezone)}>
-                      {formatAge(credit.age_seconds, t)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <CreditActions credit={credit} onAct={setTarget} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          items={items}
+          rowKey={(credit) => credit.id}
+          rowProps={(credit) => ({ 'data-testid': 'credit-row', 'data-credit-id': credit.id })}
+          minWidth={860}
+          testId="credit-table"
+          loading={credits.isPending}
+          loadingText={t('credits.loading')}
+          empty={!credits.isPending && !credits.isError && items.length === 0}
+          emptyText={t('credits.empty')}
+          emptyTestId="credits-empty"
+          columns={[
+            {
+              key: 'client',
+              header: t('credits.columns.client'),
+              cell: (credit) => (
+                <>
+                  {clientLink(credit)}
+                  <Text size="xs" c="dimmed">
+                    {t('credits.clientId', { id: credit.client_id })}
+                  </Text>
+                </>
+              ),
+            },
+            {
+              key: 'amount',
+              header: t('credits.columns.amount'),
+              align: 'right',
+              cell: (credit) => (
+                <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap' }} data-testid="credit-amount">
+                  {formatMoney(credit.amount)}
+                </Text>
+              ),
+            },
+            {
+              key: 'kind',
+              header: t('credits.columns.kind'),
+              cell: (credit) => (
+                <Text size="sm" c={credit.kind === 'balance_change' ? 'grape' : 'blue'} fw={500}>
+                  {creditKindText(credit, t)}
+                </Text>
+              ),
+            },
+            {
+              key: 'reason',
+              header: t('credits.columns.reason'),
+              cell: (credit) => (
+                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                  {credit.reason || dash}
+                </Text>
+              ),
+            },
+            {
+              key: 'author',
+              header: t('credits.columns.author'),
+              cell: (credit) => <Text size="sm">{credit.created_by_name}</Text>,
+            },
+            {
+              key: 'age',
+              header: t('credits.columns.age'),
+              cell: (credit) => (
+                <Text size="sm" title={formatDateTime(credit.created_at, user.business_timezone)}>
+                  {formatAge(credit.age_seconds, t)}
+                </Text>
+              ),
+            },
+            {
+              key: 'actions',
+              header: t('credits.columns.actions'),
+              cell: (credit) => <CreditActions credit={credit} onAct={setTarget} />,
+            },
+          ]}
+        />
       )}
       <TablePager
         page={page}

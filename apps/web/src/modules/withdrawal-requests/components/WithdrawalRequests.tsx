@@ -1,5 +1,5 @@
 import { WITHDRAW_STATUSES, can, type StaffWithdrawRequest, type WithdrawStatus } from '@brokerage/shared';
-import { Badge, Button, Group, Paper, Select, SimpleGrid, Stack, Table, Tabs, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { DateInput } from '@mantine/dates';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import {
@@ -22,7 +22,7 @@ import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
 import { SummaryCards } from '../../ui/SummaryCards';
 import { TablePager } from '../../ui/TablePager';
-import { TableStateRows } from '../../ui/TableStateRows';
+import { DataTable } from '../../ui/DataTable';
 import {
   EMPTY_WITHDRAWAL_FILTERS,
   uniqueById,
@@ -417,75 +417,83 @@ function RequestsTab() {
             ))}
           </Stack>
         ) : (
-          <Table.ScrollContainer minWidth={960}>
-            <Table striped highlightOnHover verticalSpacing="sm" data-testid="withdrawal-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('withdrawals.columns.client')}</Table.Th>
-                  <Table.Th ta="right">{t('withdrawals.columns.amount')}</Table.Th>
-                  <Table.Th>{t('withdrawals.columns.card')}</Table.Th>
-                  <Table.Th>{t('withdrawals.columns.status')}</Table.Th>
-                  <Table.Th>{t('withdrawals.columns.processedBy')}</Table.Th>
-                  <Table.Th>{t('withdrawals.columns.createdAt')}</Table.Th>
-                  <Table.Th>{t('withdrawals.columns.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                <TableStateRows
-                  colSpan={7}
-                  loading={requests.isPending}
-                  loadingText={t('withdrawals.loading')}
-                  empty={!requests.isPending && !requests.isError && items.length === 0}
-                  emptyText={t('withdrawals.empty')}
-                  emptyTestId="withdrawal-empty"
-                />
-                {items.map((request) => (
-                  <Table.Tr key={request.id} data-testid="withdrawal-row" data-request-id={request.id}>
-                    <Table.Td>
-                      <Text
-                        size="sm"
-                        fw={500}
-                        style={{ whiteSpace: 'nowrap' }}
-                        component="a"
-                        href={`/crm/clients/${request.client_id}`}
-                        onClick={(event) => {
-                          event.preventDefault();
-                          openClient(request.client_id);
-                        }}
-                      >
-                        {request.client_name || tr('common.dash')}
-                      </Text>
-                      <Text size="xs" c="dimmed">
-                        {t('withdrawals.clientId', { id: request.client_id })}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td ta="right">
-                      <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
-                        {formatMoney(request.amount)}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <CardCell request={request} mayReveal={mayProcess} />
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusWithReason request={request} />
-                    </Table.Td>
-                    <Table.Td>
-                      <ProcessedBy request={request} />
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                        {formatDateTime(request.created_at, user.business_timezone)}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <RequestActions request={request} onAct={setTarget} />
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            items={items}
+            rowKey={(request) => request.id}
+            rowProps={(request) => ({ 'data-testid': 'withdrawal-row', 'data-request-id': request.id })}
+            minWidth={960}
+            testId="withdrawal-table"
+            loading={requests.isPending}
+            loadingText={t('withdrawals.loading')}
+            empty={!requests.isPending && !requests.isError && items.length === 0}
+            emptyText={t('withdrawals.empty')}
+            emptyTestId="withdrawal-empty"
+            columns={[
+              {
+                key: 'client',
+                header: t('withdrawals.columns.client'),
+                cell: (request) => (
+                  <>
+                    <Text
+                      size="sm"
+                      fw={500}
+                      style={{ whiteSpace: 'nowrap' }}
+                      component="a"
+                      href={`/crm/clients/${request.client_id}`}
+                      onClick={(event) => {
+                        event.preventDefault();
+                        openClient(request.client_id);
+                      }}
+                    >
+                      {request.client_name || tr('common.dash')}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {t('withdrawals.clientId', { id: request.client_id })}
+                    </Text>
+                  </>
+                ),
+              },
+              {
+                key: 'amount',
+                header: t('withdrawals.columns.amount'),
+                align: 'right',
+                cell: (request) => (
+                  <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }}>
+                    {formatMoney(request.amount)}
+                  </Text>
+                ),
+              },
+              {
+                key: 'card',
+                header: t('withdrawals.columns.card'),
+                cell: (request) => <CardCell request={request} mayReveal={mayProcess} />,
+              },
+              {
+                key: 'status',
+                header: t('withdrawals.columns.status'),
+                cell: (request) => <StatusWithReason request={request} />,
+              },
+              {
+                key: 'processedBy',
+                header: t('withdrawals.columns.processedBy'),
+                cell: (request) => <ProcessedBy request={request} />,
+              },
+              {
+                key: 'createdAt',
+                header: t('withdrawals.columns.createdAt'),
+                cell: (request) => (
+                  <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                    {formatDateTime(request.created_at, user.business_timezone)}
+                  </Text>
+                ),
+              },
+              {
+                key: 'actions',
+                header: t('withdrawals.columns.actions'),
+                cell: (request) => <RequestActions request={request} onAct={setTarget} />,
+              },
+            ]}
+          />
         )}
         <TablePager
           page={page}

@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postEntry, reconcile } from '../src/modules/ledger/service.js';
 import { freshDatabase } from './helpers.js';
+import { startServerProcess, until, type ServerProcess } from './server-process.js';
 
 /**
  * Proof by crash (issue 13 item 8). Real server processes (`node --import tsx apps/server/src/main.ts`, as in
@@ -21,96 +20,23 @@ import { freshDatabase } from './helpers.js';
  * PostgreSQL only (the embedded database admits one process). With REQUIRE_PG=1 (CI) it must run.
  */
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 if (process.env.REQUIRE_PG === '1' && !process.env.TEST_DATABASE_URL)
   throw new Error('REQUIRE_PG=1 but TEST_DATABASE_URL is not set: the crash test needs PostgreSQL');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-interface Proc {
-  name: string;
-  url: string;
-  child: ChildProcess;
+interface Proc extends ServerProcess {
   isLeader(): boolean;
-  output(): string;
-  kill(): Promise<void>;
-  stop(): Promise<void>;
 }
 
-let started = 0;
 /** Every child this file spawned, so none outlives a failed test. */
 const spawned: ChildProcess[] = [];
 const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 async function startProcess(env: Record<string, string>): Promise<Proc> {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brokerage-crash-'));
-  const name = `server-${++started}`;
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      WEB_DIST: '/nonexistent',
-      LOG_LEVEL: 'info',
-      DEMO_DATA: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  spawned.push(child);
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in 60 s:\n${out}`)), 60_000);
-    const check = () => {
-      if (out.includes('Serving on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code}:\n${out}`));
-    });
-  });
-  const end = async (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    await exited;
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  };
-  return {
-    name,
-    url: `http://127.0.0.1:${port}`,
-    child,
-    isLeader: () => out.includes('this process is now the leader'),
-    output: () => out,
-    kill: () => end('SIGKILL'),
-    stop: () => end('SIGTERM'),
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const proc = await startServerProcess(
+    { WEB_DIST: '/nonexistent', LOG_LEVEL: 'info', DEMO_DATA: '0', ...env },
+    { tmpPrefix: 'brokerage-crash-' },
+  );
+  spawned.push(proc.child);
+  return { ...proc, isLeader: () => proc.output().includes('this process is now the leader') };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,102 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postEntry, reconcile } from '../src/modules/ledger/service.js';
 import { freshDatabase } from './helpers.js';
 import { connectLive } from './live-helpers.js';
+import { startServerProcess, until, type ServerProcess } from './server-process.js';
 
 /**
  * Several real server processes over one PostgreSQL (design.md §3, decisions.md D2, D3, D11): `node --import tsx
  * apps/server/src/main.ts`, as in production. One holds the price-feed lock; the others take its ticks from
  * LISTEN/NOTIFY. Trades, ticks and settlements cross processes; every trade settles exactly once, also after a crash.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+type Proc = ServerProcess;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-interface Proc {
-  url: string;
-  ws: string;
-  child: ChildProcess;
-  output: () => string;
-  stop(): Promise<void>;
-  kill(): Promise<void>;
-}
-
-async function startProcess(env: Record<string, string>): Promise<Proc> {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brokerage-mp-'));
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      WEB_DIST: '/nonexistent',
-      LOG_LEVEL: 'warn',
-      DEMO_DATA: '0',
-      LOGIN_RATE_PER_MINUTE: '100000',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${out}`)), 60_000);
-    const check = () => {
-      if (out.includes('Serving on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
-    });
-  });
-  const end = async (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    await exited;
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    ws: `ws://127.0.0.1:${port}/api/ws`,
-    child,
-    output: () => out,
-    stop: () => end('SIGTERM'),
-    kill: () => end('SIGKILL'),
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function startProcess(env: Record<string, string>): Promise<Proc> {
+  return startServerProcess(
+    { WEB_DIST: '/nonexistent', DEMO_DATA: '0', LOGIN_RATE_PER_MINUTE: '100000', ...env },
+    { tmpPrefix: 'brokerage-mp-' },
+  );
 }
 
 async function registerClient(base: string): Promise<{ token: string; userId: string }> {

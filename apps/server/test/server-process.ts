@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A real server process, started as production starts it (`node --import tsx apps/server/src/main.ts`), for the tests
+ * that need separate processes (several servers over one PostgreSQL, SIGKILL mid-work) and for the browser tests and
+ * benches (e2e/support/server.ts).
+ */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export interface ServerProcess {
+  name: string;
+  url: string;
+  /** The live socket's address. */
+  ws: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM (a clean shutdown), then its data directory removed. */
+  stop(): Promise<void>;
+  /** SIGKILL (a crash), then its data directory removed. */
+  kill(): Promise<void>;
+}
+
+let started = 0;
+
+/**
+ * Starts a server on a free port of 127.0.0.1 with its own data directory (its embedded database, unless `env` names a
+ * DATABASE_URL) and waits until it says it is serving; refuses with its output if it exits or is silent for 60 s.
+ * `env` is laid over the parent's environment and PORT, HOST, DATA_DIR, LOG_LEVEL=warn.
+ */
+export async function startServerProcess(
+  env: Record<string, string> = {},
+  options: { tmpPrefix?: string } = {},
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), options.tmpPrefix ?? 'brokerage-server-'));
+  const name = `server-${++started}`;
+  let out = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      if (out.includes('Serving on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}:\n${out}`));
+    });
+  });
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    ws: `ws://127.0.0.1:${port}/api/ws`,
+    dataDir,
+    child,
+    output: () => out,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+  };
+}
+
+/** Polls `probe` until it answers something truthy, which it returns; throws after `timeoutMs`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  stepMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}

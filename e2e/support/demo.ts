@@ -1,8 +1,9 @@
 import type { Role } from '@brokerage/shared';
 import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, PHONE, watchConsole } from './browser.js';
+import { afterAll, beforeAll } from 'vitest';
+import { DESKTOP, launchBrowser, PHONE, watchConsole } from './browser.js';
 import { loginThroughUi } from './flows.js';
-import type { RunningServer } from './server.js';
+import { startServer, type RunningServer } from './server.js';
 
 /** One demo login as GET /api/auth/demo-accounts lists it (DEMO_DATA=1). */
 export interface DemoAccount {
@@ -53,4 +54,29 @@ export async function signedInPage(
   const problems = watchConsole(page);
   await loginThroughUi(page, server.url, account.email, account.password);
   return { page, problems };
+}
+
+/** What a browser test of the demo server works with. */
+export interface DemoServer {
+  server: RunningServer;
+  browser: Browser;
+  accounts: DemoAccount[];
+}
+
+/**
+ * A demo server (DEMO_DATA=1, its own embedded database), a Chromium and the demo logins for the enclosing describe
+ * block: started before its tests (then handed to `ready`), stopped after them, also when starting failed half-way.
+ */
+export function useDemoServer(ready: (demo: DemoServer) => void): void {
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    server = await startServer({ DEMO_DATA: '1' });
+    browser = await launchBrowser();
+    ready({ server, browser, accounts: await demoAccounts(server) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
 }

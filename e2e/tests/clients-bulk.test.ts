@@ -2,10 +2,10 @@ import { type Client, type ClientsResponse, type Role } from '@brokerage/shared'
 import ExcelJS from 'exceljs';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, DESKTOP, launchBrowser, PHONE, shot } from '../support/browser.js';
-import { accountFor, apiLogin, demoAccounts, signedInPage, type DemoAccount } from '../support/demo.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { browserAvailable, DESKTOP, PHONE, shot } from '../support/browser.js';
+import { accountFor, apiLogin, signedInPage, type DemoAccount, useDemoServer } from '../support/demo.js';
+import type { RunningServer } from '../support/server.js';
 
 /** Ticks values in a §2.5 multi-select fed by /api/clients/filter-options (its search narrows the list), then closes it. */
 async function pickOptions(page: Page, testId: string, values: string[]) {
@@ -23,16 +23,7 @@ describe.runIf(browserAvailable())('clients list: bulk assign, export, add, look
   let server: RunningServer;
   let browser: Browser;
   let accounts: DemoAccount[];
-
-  beforeAll(async () => {
-    server = await startServer({ DEMO_DATA: '1' });
-    browser = await launchBrowser();
-    accounts = await demoAccounts(server);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  useDemoServer((demo) => ({ server, browser, accounts } = demo));
 
   const account = (role: Role) => accountFor(accounts, role);
 

@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, shot } from '../support/browser.js';
-import { accountFor, demoAccounts, signedInPage, type DemoAccount } from '../support/demo.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { browserAvailable, shot } from '../support/browser.js';
+import { accountFor, signedInPage, type DemoAccount, useDemoServer } from '../support/demo.js';
+import type { RunningServer } from '../support/server.js';
 
 /**
  * The clients list tells the truth about its total (issue 12, item 3): an exact total as a number, and a capped one
@@ -13,16 +13,7 @@ describe.runIf(browserAvailable())('clients list total', () => {
   let server: RunningServer;
   let browser: Browser;
   let accounts: DemoAccount[];
-
-  beforeAll(async () => {
-    server = await startServer({ DEMO_DATA: '1' });
-    browser = await launchBrowser();
-    accounts = await demoAccounts(server);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  useDemoServer((demo) => ({ server, browser, accounts } = demo));
 
   it('shows an exact total as a number and a capped one as "more than"', async () => {
     const { page } = await signedInPage(browser, server, accountFor(accounts, 'superadmin'));

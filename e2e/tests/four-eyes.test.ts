@@ -1,9 +1,9 @@
 import type { ManualCreditsResponse, WithdrawRequestsResponse } from '@brokerage/shared';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, DESKTOP, launchBrowser, PHONE, shot } from '../support/browser.js';
-import { apiLogin, demoAccounts, signedInPage, type DemoAccount } from '../support/demo.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { browserAvailable, DESKTOP, PHONE, shot } from '../support/browser.js';
+import { apiLogin, signedInPage, type DemoAccount, useDemoServer } from '../support/demo.js';
+import type { RunningServer } from '../support/server.js';
 
 /**
  * Issue 13 items 2 and 3 (decisions.md D20) in Chromium, with the production thresholds ($1,000): a retention
@@ -15,16 +15,7 @@ describe.runIf(browserAvailable())('four-eyes withdrawals and confirmations', ()
   let browser: Browser;
   let accounts: DemoAccount[];
   const tokens = new Map<string, string>();
-
-  beforeAll(async () => {
-    server = await startServer({ DEMO_DATA: '1' });
-    browser = await launchBrowser();
-    accounts = await demoAccounts(server);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  useDemoServer((demo) => ({ server, browser, accounts } = demo));
 
   const email = (role: string) => accounts.find((a) => a.role === role)!.email;
 

@@ -1,10 +1,10 @@
 import { homePathFor, menuFor, type Role } from '@brokerage/shared';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, DESKTOP, launchBrowser, shot } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { browserAvailable, DESKTOP, shot } from '../support/browser.js';
 import { menuPaths } from '../support/flows.js';
-import { accountFor, demoAccounts, signedInPage, type DemoAccount } from '../support/demo.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { accountFor, signedInPage, type DemoAccount, useDemoServer } from '../support/demo.js';
+import type { RunningServer } from '../support/server.js';
 
 /**
  * With DEMO_DATA=1 every role can sign in on the real server and lands where back-office.md §2.1 and D10 say, with
@@ -14,16 +14,7 @@ describe.runIf(browserAvailable())('every demo role signs in and lands home with
   let server: RunningServer;
   let browser: Browser;
   let accounts: DemoAccount[];
-
-  beforeAll(async () => {
-    server = await startServer({ DEMO_DATA: '1' });
-    browser = await launchBrowser();
-    accounts = await demoAccounts(server);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  useDemoServer((demo) => ({ server, browser, accounts } = demo));
 
   it('prints the demo logins at start and offers them on the login screen', async () => {
     // One staff member of every role, plus the demo client users (several, so the CRM has trading accounts to show).

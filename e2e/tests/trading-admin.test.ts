@@ -1,9 +1,9 @@
 import { priceDecimals, type AccountDetailResponse, type AccountsResponse, type Role } from '@brokerage/shared';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, DESKTOP, launchBrowser, PHONE, shot } from '../support/browser.js';
-import { accountFor, apiLogin, demoAccounts, signedInPage, type DemoAccount } from '../support/demo.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { browserAvailable, DESKTOP, PHONE, shot } from '../support/browser.js';
+import { accountFor, apiLogin, signedInPage, type DemoAccount, useDemoServer } from '../support/demo.js';
+import type { RunningServer } from '../support/server.js';
 
 const CLIENT_EMAIL = 'client@demo.local';
 /** A demo trader whose account the demo data gives settled trades. */
@@ -18,16 +18,7 @@ describe.runIf(browserAvailable())('trading administration', () => {
   let server: RunningServer;
   let browser: Browser;
   let accounts: DemoAccount[];
-
-  beforeAll(async () => {
-    server = await startServer({ DEMO_DATA: '1' });
-    browser = await launchBrowser();
-    accounts = await demoAccounts(server);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  useDemoServer((demo) => ({ server, browser, accounts } = demo));
 
   const account = (role: Role) => accountFor(accounts, role);
 

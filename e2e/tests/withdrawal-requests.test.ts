@@ -1,9 +1,9 @@
 import type { WithdrawRequestsResponse } from '@brokerage/shared';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, DESKTOP, launchBrowser, PHONE, shot } from '../support/browser.js';
-import { apiLogin, demoAccounts, signedInPage, type DemoAccount } from '../support/demo.js';
-import { startServer, type RunningServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { browserAvailable, DESKTOP, PHONE, shot } from '../support/browser.js';
+import { apiLogin, signedInPage, type DemoAccount, useDemoServer } from '../support/demo.js';
+import type { RunningServer } from '../support/server.js';
 
 const CARD = '4111 1111 1111 1111';
 
@@ -13,16 +13,7 @@ describe.runIf(browserAvailable())('withdrawal requests page', () => {
   let browser: Browser;
   let accounts: DemoAccount[];
   const tokens = new Map<string, string>();
-
-  beforeAll(async () => {
-    server = await startServer({ DEMO_DATA: '1' });
-    browser = await launchBrowser();
-    accounts = await demoAccounts(server);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  useDemoServer((demo) => ({ server, browser, accounts } = demo));
 
   async function token(email: string): Promise<string> {
     if (!tokens.has(email)) {

@@ -20,6 +20,8 @@ import { createXlsxSheetStream, type CellValue, type XlsxSheetStream } from './x
 
 /** Rows per database round trip: large enough to be fast, small enough to keep memory flat. */
 export const EXPORT_BATCH = 2000;
+/** Rows rendered between two turns of the event loop (see run()). */
+const EXPORT_SLICE = 250;
 
 export interface ExportRun {
   /** The XLSX bytes, to be sent as the reply body. */
@@ -170,14 +172,28 @@ function run<R>(spec: RunSpec<R>): Pick<ExportRun, 'done' | 'cancel'> {
     let before: number | null = null;
     let completed = false;
     try {
+      // The next batch is asked for as soon as the current one arrives (its keyset bound is the current batch's last
+      // id), so the database reads it while this one is written: one query in flight at most, two batches in memory.
+      const fetch = (from: number | null) => {
+        const next = spec.batch(from);
+        next.catch(() => {}); // awaited below; this only keeps an abandoned prefetch from being an unhandled rejection
+        return next;
+      };
+      let next = fetch(null);
       for (;;) {
-        const batch = await spec.batch(before);
-        for (const row of batch) sheet.addRow(spec.cells(row));
+        const batch = await next;
+        const more = batch.length === EXPORT_BATCH;
+        if (more) next = fetch(spec.idOf(batch[batch.length - 1]!));
+        // A few hundred rows at a time, then a turn of the event loop: the zip's deflate runs on libuv's thread pool
+        // and is handed its next chunk only between turns, so it compresses while the following rows are rendered
+        // (one synchronous batch would leave it idle) — and room() waits here while the receiver is behind.
+        for (let i = 0; i < batch.length && !gone; i += EXPORT_SLICE) {
+          const end = Math.min(batch.length, i + EXPORT_SLICE);
+          for (let k = i; k < end; k++) sheet.addRow(spec.cells(batch[k]!));
+          await sheet.room();
+        }
         rows += batch.length;
-        if (batch.length < EXPORT_BATCH) break;
-        before = spec.idOf(batch[batch.length - 1]!);
-        await sheet.room();
-        if (gone) break;
+        if (!more || gone) break;
       }
       if (!gone) {
         await sheet.finish();

@@ -245,7 +245,6 @@ function run<R>(spec: RunSpec<R>): Pick<ExportRun, 'done' | 'cancel'> {
   };
   const work = async () => {
     let rows = 0;
-    let before: number | null = null;
     let completed = false;
     try {
       // The next batch is asked for as soon as the current one arrives (its keyset bound is the current batch's last
@@ -266,9 +265,9 @@ function run<R>(spec: RunSpec<R>): Pick<ExportRun, 'done' | 'cancel'> {
         for (let i = 0; i < batch.length && !gone; i += EXPORT_SLICE) {
           const end = Math.min(batch.length, i + EXPORT_SLICE);
           for (let k = i; k < end; k++) sheet.addRow(spec.cells(batch[k]!));
+          rows += end - i;
           await sheet.room();
         }
-        rows += batch.length;
         if (!more || gone) break;
       }
       if (!gone) {

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -440,5 +442,47 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
     await expect
       .poll(async () => (await t.auditRows('client.export')).map((a) => a.after))
       .toContainEqual({ filters: { source: 'bulkcheck' }, rows: n, completed: true });
+  }, 180_000);
+
+  it('a receiver that leaves mid-file: the export stops, is audited as not completed, and the server keeps answering', async () => {
+    const n = 20_000;
+    await sql`insert into clients (name, email, phone, country, campaign, source, notes, status)
+      select 'Leaver ' || g, 'leaver' || g || '@export.test', '+1666' || g, 'Germany', 'Organic', 'leaver', '', 'new'
+      from generate_series(1, ${n}) g`.execute(t.db);
+    // Over a real socket (inject cannot hang up): read the first bytes, then close the connection.
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const first = await new Promise<{ status: number; bytes: number }>((resolve, reject) => {
+      const req = http.get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/clients/export/excel?source=leaver',
+          headers: { authorization: `Bearer ${admin.token}` },
+        },
+        (res) => {
+          res.once('data', (chunk: Buffer) => {
+            resolve({ status: res.statusCode ?? 0, bytes: chunk.length });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', (err) => (err.message.includes('socket hang up') ? undefined : reject(err)));
+    });
+    expect(first.status).toBe(200);
+    expect(first.bytes).toBeGreaterThan(0);
+
+    const leaver = async () =>
+      (await t.auditRows('client.export'))
+        .map((a) => a.after as { filters: { source?: string }; rows: number; completed: boolean })
+        .find((a) => a.filters.source === 'leaver');
+    await expect.poll(leaver, { timeout: 30_000 }).toBeDefined();
+    const audit = (await leaver())!;
+    expect(audit.completed).toBe(false);
+    expect(audit.rows).toBeLessThan(n);
+    // The server still answers.
+    const list = await get('/api/clients?source=leaver&per_page=1', admin.token);
+    expect(list.statusCode).toBe(200);
+    expect(list.json().items[0].name).toBe(`Leaver ${n}`);
   }, 180_000);
 });

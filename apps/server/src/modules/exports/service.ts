@@ -249,16 +249,16 @@ function run<R>(spec: RunSpec<R>): Pick<ExportRun, 'done' | 'cancel'> {
     try {
       // The next batch is asked for as soon as the current one arrives (its keyset bound is the current batch's last
       // id), so the database reads it while this one is written: one query in flight at most, two batches in memory.
-      const fetch = (from: number | null) => {
+      const ask = (from: number | null) => {
         const next = spec.batch(from);
         next.catch(() => {}); // awaited below; this only keeps an abandoned prefetch from being an unhandled rejection
         return next;
       };
-      let next = fetch(null);
+      let next = ask(null);
       for (;;) {
         const batch = await next;
         const more = batch.length === EXPORT_BATCH;
-        if (more) next = fetch(spec.idOf(batch[batch.length - 1]!));
+        if (more) next = ask(spec.idOf(batch[batch.length - 1]!));
         // A few hundred rows at a time, then a turn of the event loop: the zip's deflate runs on libuv's thread pool
         // and is handed its next chunk only between turns, so it compresses while the following rows are rendered
         // (one synchronous batch would leave it idle) — and room() waits here while the receiver is behind.

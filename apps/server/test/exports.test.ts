@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +9,8 @@ import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPORT_BATCH } from '../src/modules/exports/service.js';
+import { EXPORT_LABELS } from '../src/modules/exports/labels.js';
+import { dateTimeFormatter, EXPORT_BATCH } from '../src/modules/exports/service.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 
 const run = promisify(execFile);
@@ -85,6 +88,45 @@ function parseCsv(text: string): string[][] {
   if (cell !== '' || row.length) rows.push([...row, cell]);
   return rows;
 }
+
+describe("the export's dates", () => {
+  it('read the same wall clock as Intl in zones with clock changes, half and quarter hours, before and after 1970', () => {
+    for (const zone of [
+      'Europe/Kyiv',
+      'America/New_York',
+      'Asia/Kathmandu',
+      'Australia/Lord_Howe',
+      'Pacific/Chatham',
+    ]) {
+      const intl = new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      });
+      const ours = dateTimeFormatter(zone);
+      const wrong: string[] = [];
+      // Every 7 h 13 min 17 s over 1960–2040, then every 7 minutes through 2026's spring and autumn changes.
+      const instants: number[] = [];
+      for (let ms = Date.UTC(1960, 0, 1); ms < Date.UTC(2040, 0, 1); ms += 26_997_000) instants.push(ms);
+      for (const [from, to] of [
+        [Date.UTC(2026, 2, 1), Date.UTC(2026, 3, 15)],
+        [Date.UTC(2026, 8, 20), Date.UTC(2026, 10, 10)],
+      ])
+        for (let ms = from!; ms < to!; ms += 7 * 60_000) instants.push(ms);
+      for (const ms of instants) {
+        const want = intl.format(ms).replace(/\//g, '.').replace(', ', ' ');
+        if (ours(new Date(ms)) !== want) wrong.push(`${new Date(ms).toISOString()} ${want}`);
+      }
+      expect(wrong, zone).toEqual([]);
+    }
+    expect(dateTimeFormatter('Europe/Kyiv')(null)).toBeNull();
+    expect(dateTimeFormatter('Europe/Kyiv')('2026-03-29T01:00:00.000Z')).toBe('29.03.2026 04:00');
+  });
+});
 
 describe.each(dbKinds())('Excel exports on %s', (kind) => {
   let t: TestApp;
@@ -300,20 +342,147 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
     expect(managerFilter.statusCode).toBe(403);
   }, 120_000);
 
-  it('streams past one database batch: every row exactly once, and the server keeps answering', async () => {
-    const n = EXPORT_BATCH + 321;
-    await sql`insert into clients (name, email, phone, country, campaign, source, notes, status)
-      select 'Bulk ' || g, 'bulk' || g || '@export.test', '+1555' || g, 'Germany', 'Bulk', 'import', '', 'potential'
+  it('a few thousand leads over several batches: every row once, newest first, every cell as the lead holds it', async () => {
+    // More than two database batches, with every kind of value the sheet converts: each status, an assigned and an
+    // unassigned manager, a campaign with and without an affiliate, balances, FTD yes/no, formula-like names, no last
+    // comment, and creation dates across Kyiv's spring clock change (2026-03-29 01:00 UTC).
+    const n = 2 * EXPORT_BATCH + 321;
+    const statuses = Object.keys(EXPORT_LABELS.ru.statuses);
+    await sql`insert into clients (name, email, phone, country, campaign, source, notes, status, assigned_manager, ftd,
+        total_deposits_cents, created_at, last_comment_date)
+      select case when g % 97 = 0 then '=' || g || '+1' else 'Bulk ' || g end,
+        'bulk' || g || '@export.test', '+1555' || g, case when g % 2 = 0 then 'Germany' else 'Україна' end,
+        case when g % 2 = 0 then 'Spring - Partner' || (g % 5) else 'Organic' end, 'bulkcheck', 'secret note ' || g,
+        (${statuses}::text[])[1 + g % ${statuses.length}],
+        case g % 3 when 0 then ${managerA.id}::uuid when 1 then null else ${managerB.id}::uuid end, g % 4 = 0,
+        (g * 37) % 100000, timestamptz '2026-03-28 00:00:00+00' + g * interval '47 seconds',
+        case when g % 2 = 0 then timestamptz '2026-03-29 00:59:00+00' + g * interval '1 minute' end
       from generate_series(1, ${n}) g`.execute(t.db);
-    const res = await get('/api/clients/export/excel?campaign=Bulk', admin.token);
+    const res = await get('/api/clients/export/excel?source=bulkcheck', admin.token);
     expect(res.statusCode).toBe(200);
+
+    // What each row must show, from the database, formatted here independently of the export's code.
+    const wall = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Kyiv', // the business zone of the test config
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    const when = (d: Date | string | null) =>
+      d === null ? null : wall.format(new Date(d)).replace(/\//g, '.').replace(', ', ' ');
+    const leads = await t.db
+      .selectFrom('clients')
+      .leftJoin('users as m', 'm.id', 'clients.assigned_manager')
+      .select([
+        'clients.id',
+        'clients.name',
+        'clients.email',
+        'clients.phone',
+        'clients.country',
+        'clients.status',
+        'clients.campaign',
+        'clients.source',
+        'clients.total_deposits_cents',
+        'clients.ftd',
+        'clients.assigned_manager',
+        'm.name as manager_name',
+        'clients.last_comment_date',
+        'clients.created_at',
+      ])
+      .where('clients.source', '=', 'bulkcheck')
+      .orderBy('clients.id', 'desc')
+      .execute();
+    expect(leads).toHaveLength(n);
+    const labels = EXPORT_LABELS.ru.statuses as Record<string, string>;
+    const expected = leads.map((c) => [
+      Number(c.id),
+      c.name,
+      c.email,
+      c.phone,
+      c.country,
+      labels[c.status],
+      c.campaign,
+      'bulkcheck',
+      c.campaign === 'Organic' ? null : c.campaign.slice('Spring - '.length),
+      Number(c.total_deposits_cents) / 100,
+      c.ftd ? 'Да' : 'Нет',
+      c.assigned_manager === null ? 'Не назначен' : c.manager_name,
+      when(c.last_comment_date),
+      when(c.created_at),
+    ]);
+    // The spread of the data really is what this test claims to cover.
+    expect(new Set(expected.map((r) => r[5])).size).toBe(statuses.length);
+    const created = expected.map((r) => String(r[13]));
+    expect(created.some((d) => d.startsWith('29.03.2026 02:'))).toBe(true);
+    expect(created.some((d) => d.startsWith('29.03.2026 04:'))).toBe(true);
+    expect(created.some((d) => d.startsWith('29.03.2026 03:'))).toBe(false); // the hour the clocks skip
+
+    // Read by exceljs: the typed value of every cell.
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const sheet = book.worksheets[0]!;
+    expect(sheet.name).toBe('Клиенты');
+    expect(sheet.rowCount).toBe(n + 1);
+    const actual: unknown[][] = [];
+    sheet.eachRow((row, number) => {
+      if (number > 1) actual.push(Array.from({ length: 14 }, (_, i) => row.getCell(i + 1).value ?? null));
+    });
+    expect(actual).toEqual(expected);
+
+    // Opened as a user would (LibreOffice): the same rows, the formula-like names as their text.
     const { bulk } = await openInSpreadsheet({ bulk: res.rawPayload });
     const rows = bulk!.slice(1);
-    expect(rows).toHaveLength(n);
-    const seen = new Set(rows.map((r) => r[0]));
-    expect(seen.size).toBe(n);
-    expect(rows.every((r) => r[1]!.startsWith('Bulk ') && r[5] === 'Потенциальный')).toBe(true);
-    const list = await get('/api/clients?campaign=Bulk&per_page=1', admin.token);
+    expect(rows.map((r) => [Number(r[0]), r[1], r[13]])).toEqual(expected.map((r) => [r[0], r[1], r[13]]));
+    const list = await get('/api/clients?source=bulkcheck&per_page=1', admin.token);
     expect(list.json().total).toBe(n);
+    // The audit row is written once the stream has ended.
+    await expect
+      .poll(async () => (await t.auditRows('client.export')).map((a) => a.after))
+      .toContainEqual({ filters: { source: 'bulkcheck' }, rows: n, completed: true });
+  }, 180_000);
+
+  it('a receiver that leaves mid-file: the export stops, is audited as not completed, and the server keeps answering', async () => {
+    const n = 20_000;
+    await sql`insert into clients (name, email, phone, country, campaign, source, notes, status)
+      select 'Leaver ' || g, 'leaver' || g || '@export.test', '+1666' || g, 'Germany', 'Organic', 'leaver', '', 'new'
+      from generate_series(1, ${n}) g`.execute(t.db);
+    // Over a real socket (inject cannot hang up): read the first bytes, then close the connection.
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const first = await new Promise<{ status: number; bytes: number }>((resolve, reject) => {
+      const req = http.get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/clients/export/excel?source=leaver',
+          headers: { authorization: `Bearer ${admin.token}` },
+        },
+        (res) => {
+          res.once('data', (chunk: Buffer) => {
+            resolve({ status: res.statusCode ?? 0, bytes: chunk.length });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', (err) => (err.message.includes('socket hang up') ? undefined : reject(err)));
+    });
+    expect(first.status).toBe(200);
+    expect(first.bytes).toBeGreaterThan(0);
+
+    const leaver = async () =>
+      (await t.auditRows('client.export'))
+        .map((a) => a.after as { filters: { source?: string }; rows: number; completed: boolean })
+        .find((a) => a.filters.source === 'leaver');
+    await expect.poll(leaver, { timeout: 30_000 }).toBeDefined();
+    const audit = (await leaver())!;
+    expect(audit.completed).toBe(false);
+    expect(audit.rows).toBeLessThan(n);
+    // The server still answers.
+    const list = await get('/api/clients?source=leaver&per_page=1', admin.token);
+    expect(list.statusCode).toBe(200);
+    expect(list.json().items[0].name).toBe(`Leaver ${n}`);
   }, 180_000);
 });

@@ -64,6 +64,9 @@ export function createXlsxSheetStream(sheetName: string, header: string[], width
       sheet.addRow(values).commit();
     },
     async room() {
+      // Always one turn of the event loop (setImmediate: after the pending I/O callbacks), so the zip writer gets its
+      // next chunk to deflate; then short waits while more than HIGH_WATER bytes are queued behind this writer.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (!aborted && pending() > HIGH_WATER) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -72,7 +75,7 @@ export function createXlsxSheetStream(sheetName: string, header: string[], width
             stream.off('close', done);
             resolve();
           };
-          const timer = setTimeout(done, 20);
+          const timer = setTimeout(done, 2);
           stream.once('drain', done);
           stream.once('close', done);
         });

@@ -9,6 +9,7 @@ import {
   wsClientMessageSchema,
   type WsServerMessage,
 } from '@brokerage/shared';
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
@@ -112,6 +113,17 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
     at,
   });
 
+  /**
+   * Several frames to one socket in one write: ws frames each send on its own (a system call per frame); corking the
+   * TCP socket around them makes them one. ws keeps the socket in `_socket` (not in its types).
+   */
+  const sendFrames = (socket: WebSocket, frames: Iterable<Buffer>) => {
+    const tcp = (socket as unknown as { _socket?: Socket })._socket;
+    tcp?.cork();
+    for (const frame of frames) socket.send(frame, { binary: false });
+    tcp?.uncork();
+  };
+
   /** Sockets holding ticks back until their buffer drains, and the timer that checks them (only while any is held). */
   const heldBack = new Set<Connection>();
   let drainTimer: NodeJS.Timeout | null = null;
@@ -127,7 +139,7 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
       const held = conn.held;
       conn.held = null;
       heldBack.delete(conn);
-      for (const frame of held.values()) socket.send(frame, { binary: false });
+      sendFrames(socket, held.values());
     }
     if (heldBack.size === 0 && drainTimer) {
       clearInterval(drainTimer);
@@ -144,24 +156,54 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
   };
 
   /**
-   * The fan-out: a tick is serialised once, to one Buffer, and that Buffer is sent to every subscribed socket (as a
-   * text frame); a socket over TICK_BUFFER_LIMIT gets it held instead (latest per symbol). Each symbol's last sent
-   * tick is remembered, so the same tick arriving twice (this process's feed, then its echo on the bus) goes out once.
+   * The fan-out. A tick is serialised once, to one Buffer; at the end of the current turn of the event loop (a
+   * microtask: the feed emits a second's ticks of every symbol in one go) each subscribed socket gets the frames of
+   * its symbols, in order, in one corked write. A socket over TICK_BUFFER_LIMIT gets them held instead
+   * (latest per symbol). Each symbol's last tick is remembered, so the same tick arriving twice (this process's feed,
+   * then its echo on the bus) goes out once.
    */
   const lastSent = new Map<string, { at: number; price: string }>();
+  let due: [string, Buffer][] = [];
+  let fanOutQueued = false;
+  const fanOut = () => {
+    fanOutQueued = false;
+    const frames = due;
+    due = [];
+    const outbox = new Map<Connection, [string, Buffer][]>();
+    for (const entry of frames) {
+      const watchers = bySymbol.get(entry[0]);
+      if (!watchers) continue;
+      for (const conn of watchers) {
+        const list = outbox.get(conn);
+        if (list) list.push(entry);
+        else outbox.set(conn, [entry]);
+      }
+    }
+    for (const [conn, list] of outbox) {
+      const socket = conn.socket;
+      if (socket.readyState !== socket.OPEN) continue;
+      if (conn.held || socket.bufferedAmount > TICK_BUFFER_LIMIT) {
+        for (const [symbol, frame] of list) holdBack(conn, symbol, frame);
+      } else if (list.length === 1) {
+        socket.send(list[0]![1], { binary: false });
+      } else {
+        sendFrames(
+          socket,
+          list.map((e) => e[1]),
+        );
+      }
+    }
+  };
   const broadcastTick = (symbol: string, price: string, at: Date) => {
     const ms = at.getTime();
     const last = lastSent.get(symbol);
     if (last && (ms < last.at || (ms === last.at && price === last.price))) return;
     lastSent.set(symbol, { at: ms, price });
-    const watchers = bySymbol.get(symbol);
-    if (!watchers) return;
-    const frame = Buffer.from(JSON.stringify(tickMessage(symbol, price, at.toISOString())));
-    for (const conn of watchers) {
-      const socket = conn.socket;
-      if (socket.readyState !== socket.OPEN) continue;
-      if (conn.held || socket.bufferedAmount > TICK_BUFFER_LIMIT) holdBack(conn, symbol, frame);
-      else socket.send(frame, { binary: false });
+    if (!bySymbol.has(symbol)) return;
+    due.push([symbol, Buffer.from(JSON.stringify(tickMessage(symbol, price, at.toISOString())))]);
+    if (!fanOutQueued) {
+      fanOutQueued = true;
+      queueMicrotask(fanOut);
     }
   };
 

@@ -49,7 +49,7 @@ interface Connection {
   actor: Actor | null;
   watched: Map<number, string>;
   /** While the socket is held back: the latest tick frame per symbol, to send when its buffer drains. */
-  held: Map<string, Buffer> | null;
+  held: Map<string, { symbol: string; payload: Buffer; wire: Buffer }> | null;
 }
 
 /** What the gateway needs of the price service: the latest price, and this process's own feed as it ticks. */
@@ -72,7 +72,8 @@ const USER_EVENTS = new Set<string>(LIVE_USER_EVENT_TYPES);
  * address left the whitelist) is closed by the periodic session check.
  */
 export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, prices: LiveTickSource): Promise<void> {
-  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+  // No compression: tick frames are written to the TCP stream directly (writeTicks), which needs ws's sender idle.
+  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false } });
 
   const connections = new Set<Connection>();
   const bySymbol = new Map<string, Set<Connection>>();
@@ -113,15 +114,26 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
     at,
   });
 
+  /** A tick ready to go: its JSON text (for ws.send) and the same as a complete WebSocket text frame (for raw writes). */
+  interface DueTick {
+    symbol: string;
+    payload: Buffer;
+    wire: Buffer;
+  }
   /**
-   * Several frames to one socket in one write: ws frames each send on its own (a system call per frame); corking the
-   * TCP socket around them makes them one. ws keeps the socket in `_socket` (not in its types).
+   * Writes tick frames to a socket. Frames built here go straight to the socket's TCP stream, several in one write:
+   * ws itself would make a frame header and a system call per message. That is safe because nothing else can be
+   * queued inside ws's sender in between: it queues only while compressing (perMessageDeflate is off, below) or
+   * reading a Blob (never sent here). Should a ws version not expose its TCP socket (`_socket`), ws.send is used.
    */
-  const sendFrames = (socket: WebSocket, frames: Iterable<Buffer>) => {
+  const writeTicks = (socket: WebSocket, ticks: readonly DueTick[], bytes?: Buffer) => {
     const tcp = (socket as unknown as { _socket?: Socket })._socket;
-    tcp?.cork();
-    for (const frame of frames) socket.send(frame, { binary: false });
-    tcp?.uncork();
+    if (tcp && typeof tcp.write === 'function') {
+      if (tcp.writable)
+        tcp.write(bytes ?? (ticks.length === 1 ? ticks[0]!.wire : Buffer.concat(ticks.map((t) => t.wire))));
+      return;
+    }
+    for (const tick of ticks) socket.send(tick.payload, { binary: false });
   };
 
   /** Sockets holding ticks back until their buffer drains, and the timer that checks them (only while any is held). */
@@ -139,15 +151,15 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
       const held = conn.held;
       conn.held = null;
       heldBack.delete(conn);
-      sendFrames(socket, held.values());
+      writeTicks(socket, [...held.values()]);
     }
     if (heldBack.size === 0 && drainTimer) {
       clearInterval(drainTimer);
       drainTimer = null;
     }
   };
-  const holdBack = (conn: Connection, symbol: string, frame: Buffer) => {
-    (conn.held ??= new Map()).set(symbol, frame);
+  const holdBack = (conn: Connection, tick: DueTick) => {
+    (conn.held ??= new Map()).set(tick.symbol, tick);
     heldBack.add(conn);
     if (!drainTimer) {
       drainTimer = setInterval(checkDrained, DRAIN_CHECK_MS);
@@ -155,43 +167,64 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
     }
   };
 
+  /** A text frame (RFC 6455 §5.2: FIN, opcode 1, unmasked as from a server) around a payload. */
+  const textFrame = (payload: Buffer): Buffer => {
+    const n = payload.length;
+    const head = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+    const frame = Buffer.allocUnsafe(head + n);
+    frame[0] = 0x81;
+    if (n < 126) frame[1] = n;
+    else if (n < 65_536) {
+      frame[1] = 126;
+      frame.writeUInt16BE(n, 2);
+    } else {
+      frame[1] = 127;
+      frame.writeBigUInt64BE(BigInt(n), 2);
+    }
+    payload.copy(frame, head);
+    return frame;
+  };
+
   /**
-   * The fan-out. A tick is serialised once, to one Buffer; at the end of the current turn of the event loop (a
+   * The fan-out. A tick is serialised once, to one frame; at the end of the current turn of the event loop (a
    * microtask: the feed emits a second's ticks of every symbol in one go) each subscribed socket gets the frames of
-   * its symbols, in order, in one corked write. A socket over TICK_BUFFER_LIMIT gets them held instead
-   * (latest per symbol). Each symbol's last tick is remembered, so the same tick arriving twice (this process's feed,
-   * then its echo on the bus) goes out once.
+   * its symbols, in order, in one write, and sockets with the same symbols share the bytes of that write. A socket
+   * over TICK_BUFFER_LIMIT gets them held instead (latest per symbol). Each symbol's last tick is remembered, so the
+   * same tick arriving twice (this process's feed, then its echo on the bus) goes out once.
    */
   const lastSent = new Map<string, { at: number; price: string }>();
-  let due: [string, Buffer][] = [];
+  let due: DueTick[] = [];
   let fanOutQueued = false;
   const fanOut = () => {
     fanOutQueued = false;
-    const frames = due;
+    const ticks = due;
     due = [];
-    const outbox = new Map<Connection, [string, Buffer][]>();
-    for (const entry of frames) {
-      const watchers = bySymbol.get(entry[0]);
+    const outbox = new Map<Connection, number[]>();
+    for (let i = 0; i < ticks.length; i++) {
+      const watchers = bySymbol.get(ticks[i]!.symbol);
       if (!watchers) continue;
       for (const conn of watchers) {
         const list = outbox.get(conn);
-        if (list) list.push(entry);
-        else outbox.set(conn, [entry]);
+        if (list) list.push(i);
+        else outbox.set(conn, [i]);
       }
     }
+    const shared = new Map<string, { ticks: DueTick[]; bytes: Buffer }>();
     for (const [conn, list] of outbox) {
       const socket = conn.socket;
       if (socket.readyState !== socket.OPEN) continue;
       if (conn.held || socket.bufferedAmount > TICK_BUFFER_LIMIT) {
-        for (const [symbol, frame] of list) holdBack(conn, symbol, frame);
-      } else if (list.length === 1) {
-        socket.send(list[0]![1], { binary: false });
-      } else {
-        sendFrames(
-          socket,
-          list.map((e) => e[1]),
-        );
+        for (const i of list) holdBack(conn, ticks[i]!);
+        continue;
       }
+      const key = list.length === 1 ? String(list[0]) : list.join(',');
+      let batch = shared.get(key);
+      if (!batch) {
+        const mine = list.map((i) => ticks[i]!);
+        batch = { ticks: mine, bytes: mine.length === 1 ? mine[0]!.wire : Buffer.concat(mine.map((t) => t.wire)) };
+        shared.set(key, batch);
+      }
+      writeTicks(socket, batch.ticks, batch.bytes);
     }
   };
   const broadcastTick = (symbol: string, price: string, at: Date) => {
@@ -200,7 +233,8 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
     if (last && (ms < last.at || (ms === last.at && price === last.price))) return;
     lastSent.set(symbol, { at: ms, price });
     if (!bySymbol.has(symbol)) return;
-    due.push([symbol, Buffer.from(JSON.stringify(tickMessage(symbol, price, at.toISOString())))]);
+    const payload = Buffer.from(JSON.stringify(tickMessage(symbol, price, at.toISOString())));
+    due.push({ symbol, payload, wire: textFrame(payload) });
     if (!fanOutQueued) {
       fanOutQueued = true;
       queueMicrotask(fanOut);

@@ -66,8 +66,9 @@ const USER_EVENTS = new Set<string>(LIVE_USER_EVENT_TYPES);
 /**
  * GET /api/ws (decisions.md D11): one socket per tab. Authenticated on connect from the session cookie, a Bearer
  * header or ?token= (resolveSession, like every route); anonymous sockets may watch prices only. Ticks go to the
- * sockets subscribed to their asset, user events to the sockets of their user, both from the bus (so from every
- * server process). Every incoming message is checked against the shared schema; a bad one gets an error frame.
+ * sockets subscribed to their asset (straight from this process's feed, or from the bus when another process runs
+ * it), user events to the sockets of their user from the bus (so from every server process). Every incoming message
+ * is checked against the shared schema; a bad one gets an error frame.
  * Dead sockets are closed by the heartbeat; a socket whose session was revoked or expired (or a staff socket whose
  * address left the whitelist) is closed by the periodic session check.
  */

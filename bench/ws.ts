@@ -1,15 +1,18 @@
 /**
  * The live socket's price fan-out (issue 12, item 4): BENCH_SOCKETS WebSocket clients (default 5,000, each from its
  * own X-Forwarded-For address, spread over BENCH_WS_PROCESSES client processes) subscribe to prices on GET /api/ws of
- * the real app (the engine's own simulator feed: one tick per asset per second, written in its batches and published
- * through the bus), and count the ticks they receive and each tick's latency: receive time − the tick's `at`.
+ * the real app (the engine's own simulator feed: one tick per asset per second, fanned out by the gateway as the feed
+ * emits it, stored in its batches, published on the bus for other processes), and count the ticks they receive and
+ * each tick's latency: receive time − the tick's `at`.
  * Baseline, in the same run, to the same client processes: a bare `ws` server that, once a second, serialises the same
  * tick message once per asset (with `at` = the moment it sends) and sends it to every subscribed socket.
  *
- * Two loads: EURUSD only (1 tick/s per socket) and all 38 assets (the saturation rate). Prints per load
- *   ws delivered ours <n> msg/s baseline <n> msg/s ratio <ours/baseline>
+ * Two loads: EURUSD only (1 tick/s per socket) and all 38 assets (the saturation rate). Prints
+ *   ws delivered 1/s ours <n> msg/s baseline <n> msg/s ratio <ours/baseline>      (EURUSD only)
+ *   ws p99 1/s ours <t> ms baseline <t> ms ratio <ours/baseline>
+ *   ws delivered ours <n> msg/s baseline <n> msg/s ratio <ours/baseline>          (saturation)
  *   ws p99 ours <t> ms baseline <t> ms ratio <ours/baseline>
- * and the server's memory per socket.
+ * and `ws memory per socket: <n> KB` (the server's RSS growth / sockets).
  *
  *   npm run bench:ws                                              # embedded PGlite
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:ws
@@ -163,9 +166,12 @@ async function bareServer(): Promise<{ url: string; close: () => Promise<void> }
   };
 }
 
-/** The saturation lines carry the bare names the issue's format asks for: `ws delivered …`, `ws p99 …`. */
+/**
+ * The saturation lines carry the bare names the issue's format asks for: `ws delivered …`, `ws p99 …`; the EURUSD-only
+ * lines are `ws delivered 1/s …`, `ws p99 1/s …`.
+ */
 const LOADS: { label: string; suffix: string; assets: readonly string[] }[] = [
-  { label: '1 tick/s (EURUSD)', suffix: ' at 1 tick/s (EURUSD)', assets: ['EURUSD'] },
+  { label: '1 tick/s (EURUSD)', suffix: ' 1/s', assets: ['EURUSD'] },
   { label: `saturation (all ${ASSET_SYMBOLS.length} assets)`, suffix: '', assets: ASSET_SYMBOLS },
 ];
 
@@ -222,8 +228,9 @@ async function main(): Promise<void> {
     report(`ws delivered${load.suffix}`, o.perSecond, b.perSecond, 'msg/s', 0);
     report(`ws p99${load.suffix}`, o.p99, b.p99, 'ms', 1);
   }
+  // No baseline figure: the bare server runs in this process after ours closed, so its RSS growth reuses freed pages.
   console.log(
-    `\nserver memory per socket (RSS growth over ${SOCKETS} open sockets): ${(perSocket / 1024).toFixed(1)} KB`,
+    `\nws memory per socket: ${(perSocket / 1024).toFixed(1)} KB (server RSS growth over ${SOCKETS} open sockets, before any subscription)`,
   );
 }
 

@@ -149,7 +149,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
     await engine.stop();
     if (!givenBus) await bus.close();
   });
-  await registerLiveGateway(app, deps, (symbol) => engine.prices.latest(symbol));
+  await registerLiveGateway(app, deps, engine.prices);
   await app.register(priceRoutes, { deps, engine });
   await app.register(tradingRoutes, { engine });
   await app.register(tradingAdminRoutes, {

@@ -98,14 +98,26 @@ export class SimulatorSource implements PriceSource {
     const now = this.clock().getTime();
     this.emitAll(new Date(now), false);
     this.nextAt = now + this.intervalMs;
-    if (this.timers) {
-      this.timer = setInterval(() => this.pump(this.clock()), Math.min(this.intervalMs, 250));
-      this.timer.unref();
-    }
+    if (this.timers) this.schedule();
+  }
+
+  /**
+   * The next timer fires when the next tick is due, not on a coarser poll: a tick stamped `at` goes out at `at`
+   * (issue 12 item 4: a 250 ms poll had ticks leave up to 250 ms after their own time, and the live sockets showed it).
+   */
+  private schedule(): void {
+    const delay = Math.min(this.intervalMs, Math.max(1, this.nextAt - this.clock().getTime()));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.onTick) return;
+      this.pump(this.clock());
+      this.schedule();
+    }, delay);
+    this.timer.unref();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.onTick = null;
   }

@@ -9,6 +9,7 @@ import {
   wsClientMessageSchema,
   type WsServerMessage,
 } from '@brokerage/shared';
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { WebSocket } from 'ws';
@@ -25,6 +26,16 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
 /** Close codes: the session ended or the address is no longer allowed; going away when the server stops. */
 const CLOSE_SESSION_ENDED = 4401;
 const CLOSE_FORBIDDEN = 4403;
+/**
+ * Back-pressure (issue 12 item 4): a socket whose unsent bytes (ws bufferedAmount: the sender's queue and the TCP
+ * socket's write buffer) exceed TICK_BUFFER_LIMIT gets no more tick frames queued; the latest tick of each of its
+ * symbols is held instead (one frame per symbol, replaced by newer ones) and sent once its buffer is back under the
+ * limit, checked every DRAIN_CHECK_MS while any socket is held back. A socket that still has more than
+ * EVENT_BUFFER_LIMIT unsent bytes when a user event is due is closed (the client reconnects and refetches).
+ */
+export const TICK_BUFFER_LIMIT = 64 * 1024;
+export const EVENT_BUFFER_LIMIT = 4 * 1024 * 1024;
+const DRAIN_CHECK_MS = 25;
 
 interface Connection {
   socket: WebSocket;
@@ -37,6 +48,17 @@ interface Connection {
   /** Staff only: the client accounts watched (account id → the client's user id). */
   actor: Actor | null;
   watched: Map<number, string>;
+  /** While the socket is held back: the latest tick frame per symbol, to send when its buffer drains. */
+  held: Map<string, { symbol: string; payload: Buffer; wire: Buffer }> | null;
+}
+
+/** What the gateway needs of the price service: the latest price, and this process's own feed as it ticks. */
+export interface LiveTickSource {
+  latest(symbol: string): { price: string; at: Date } | undefined;
+  /** Every tick of this process's feed (the leader's), as soon as the feed has it; returns the unsubscribe function. */
+  onTick(listener: (tick: { symbol: string; price: string; at: Date }) => void): () => void;
+  /** Whether this process runs the feed (then its ticks come through onTick, and the bus only echoes them). */
+  readonly running: boolean;
 }
 
 const USER_EVENTS = new Set<string>(LIVE_USER_EVENT_TYPES);
@@ -44,17 +66,15 @@ const USER_EVENTS = new Set<string>(LIVE_USER_EVENT_TYPES);
 /**
  * GET /api/ws (decisions.md D11): one socket per tab. Authenticated on connect from the session cookie, a Bearer
  * header or ?token= (resolveSession, like every route); anonymous sockets may watch prices only. Ticks go to the
- * sockets subscribed to their asset, user events to the sockets of their user, both from the bus (so from every
- * server process). Every incoming message is checked against the shared schema; a bad one gets an error frame.
+ * sockets subscribed to their asset (straight from this process's feed, or from the bus when another process runs
+ * it), user events to the sockets of their user from the bus (so from every server process). Every incoming message
+ * is checked against the shared schema; a bad one gets an error frame.
  * Dead sockets are closed by the heartbeat; a socket whose session was revoked or expired (or a staff socket whose
  * address left the whitelist) is closed by the periodic session check.
  */
-export async function registerLiveGateway(
-  app: FastifyInstance,
-  deps: AppDeps,
-  latest: (symbol: string) => { price: string; at: Date } | undefined,
-): Promise<void> {
-  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, prices: LiveTickSource): Promise<void> {
+  // No compression: tick frames are written to the TCP stream directly (writeTicks), which needs ws's sender idle.
+  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false } });
 
   const connections = new Set<Connection>();
   const bySymbol = new Map<string, Set<Connection>>();
@@ -94,6 +114,133 @@ export async function registerLiveGateway(
     price: Number(price),
     at,
   });
+
+  /** A tick ready to go: its JSON text (for ws.send) and the same as a complete WebSocket text frame (for raw writes). */
+  interface DueTick {
+    symbol: string;
+    payload: Buffer;
+    wire: Buffer;
+  }
+  /**
+   * Writes tick frames to a socket. Frames built here go straight to the socket's TCP stream, several in one write:
+   * ws itself would make a frame header and a system call per message. That is safe because nothing else can be
+   * queued inside ws's sender in between: it queues only while compressing (perMessageDeflate is off, below) or
+   * reading a Blob (never sent here). Should a ws version not expose its TCP socket (`_socket`), ws.send is used.
+   */
+  const writeTicks = (socket: WebSocket, ticks: readonly DueTick[], bytes?: Buffer) => {
+    const tcp = (socket as unknown as { _socket?: Socket })._socket;
+    if (tcp && typeof tcp.write === 'function') {
+      if (tcp.writable)
+        tcp.write(bytes ?? (ticks.length === 1 ? ticks[0]!.wire : Buffer.concat(ticks.map((t) => t.wire))));
+      return;
+    }
+    for (const tick of ticks) socket.send(tick.payload, { binary: false });
+  };
+
+  /** Sockets holding ticks back until their buffer drains, and the timer that checks them (only while any is held). */
+  const heldBack = new Set<Connection>();
+  let drainTimer: NodeJS.Timeout | null = null;
+  const checkDrained = () => {
+    for (const conn of heldBack) {
+      const socket = conn.socket;
+      if (socket.readyState !== socket.OPEN || !conn.held) {
+        conn.held = null;
+        heldBack.delete(conn);
+        continue;
+      }
+      if (socket.bufferedAmount > TICK_BUFFER_LIMIT) continue;
+      const held = conn.held;
+      conn.held = null;
+      heldBack.delete(conn);
+      writeTicks(socket, [...held.values()]);
+    }
+    if (heldBack.size === 0 && drainTimer) {
+      clearInterval(drainTimer);
+      drainTimer = null;
+    }
+  };
+  const holdBack = (conn: Connection, tick: DueTick) => {
+    (conn.held ??= new Map()).set(tick.symbol, tick);
+    heldBack.add(conn);
+    if (!drainTimer) {
+      drainTimer = setInterval(checkDrained, DRAIN_CHECK_MS);
+      drainTimer.unref();
+    }
+  };
+
+  /** A text frame (RFC 6455 §5.2: FIN, opcode 1, unmasked as from a server) around a payload. */
+  const textFrame = (payload: Buffer): Buffer => {
+    const n = payload.length;
+    const head = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+    const frame = Buffer.allocUnsafe(head + n);
+    frame[0] = 0x81;
+    if (n < 126) frame[1] = n;
+    else if (n < 65_536) {
+      frame[1] = 126;
+      frame.writeUInt16BE(n, 2);
+    } else {
+      frame[1] = 127;
+      frame.writeBigUInt64BE(BigInt(n), 2);
+    }
+    payload.copy(frame, head);
+    return frame;
+  };
+
+  /**
+   * The fan-out. A tick is serialised once, to one frame; at the end of the current turn of the event loop (a
+   * microtask: the feed emits a second's ticks of every symbol in one go) each subscribed socket gets the frames of
+   * its symbols, in order, in one write, and sockets with the same symbols share the bytes of that write. A socket
+   * over TICK_BUFFER_LIMIT gets them held instead (latest per symbol). Each symbol's last tick is remembered, so the
+   * same tick arriving twice (this process's feed, then its echo on the bus) goes out once.
+   */
+  const lastSent = new Map<string, { at: number; price: string }>();
+  let due: DueTick[] = [];
+  let fanOutQueued = false;
+  const fanOut = () => {
+    fanOutQueued = false;
+    const ticks = due;
+    due = [];
+    const outbox = new Map<Connection, number[]>();
+    for (let i = 0; i < ticks.length; i++) {
+      const watchers = bySymbol.get(ticks[i]!.symbol);
+      if (!watchers) continue;
+      for (const conn of watchers) {
+        const list = outbox.get(conn);
+        if (list) list.push(i);
+        else outbox.set(conn, [i]);
+      }
+    }
+    const shared = new Map<string, { ticks: DueTick[]; bytes: Buffer }>();
+    for (const [conn, list] of outbox) {
+      const socket = conn.socket;
+      if (socket.readyState !== socket.OPEN) continue;
+      if (conn.held || socket.bufferedAmount > TICK_BUFFER_LIMIT) {
+        for (const i of list) holdBack(conn, ticks[i]!);
+        continue;
+      }
+      const key = list.length === 1 ? String(list[0]) : list.join(',');
+      let batch = shared.get(key);
+      if (!batch) {
+        const mine = list.map((i) => ticks[i]!);
+        batch = { ticks: mine, bytes: mine.length === 1 ? mine[0]!.wire : Buffer.concat(mine.map((t) => t.wire)) };
+        shared.set(key, batch);
+      }
+      writeTicks(socket, batch.ticks, batch.bytes);
+    }
+  };
+  const broadcastTick = (symbol: string, price: string, at: Date) => {
+    const ms = at.getTime();
+    const last = lastSent.get(symbol);
+    if (last && (ms < last.at || (ms === last.at && price === last.price))) return;
+    lastSent.set(symbol, { at: ms, price });
+    if (!bySymbol.has(symbol)) return;
+    const payload = Buffer.from(JSON.stringify(tickMessage(symbol, price, at.toISOString())));
+    due.push({ symbol, payload, wire: textFrame(payload) });
+    if (!fanOutQueued) {
+      fanOutQueued = true;
+      queueMicrotask(fanOut);
+    }
+  };
 
   /**
    * Issue 9 finding 4: a watch lasts only while the account's client is in the staff member's scope and their current
@@ -147,10 +294,10 @@ export async function registerLiveGateway(
       return;
     }
     if (event.type === 'price.tick') {
-      const watchers = bySymbol.get(event.symbol);
-      if (!watchers) return;
-      const frame = JSON.stringify(tickMessage(event.symbol, event.price, event.at));
-      for (const conn of watchers) if (conn.socket.readyState === conn.socket.OPEN) conn.socket.send(frame);
+      // The feed leader's own ticks come straight from its feed (below); the bus brings the other processes theirs.
+      if (prices.running) return;
+      const at = new Date(event.at);
+      if (!Number.isNaN(at.getTime())) broadcastTick(event.symbol, event.price, at);
       return;
     }
     if (!USER_EVENTS.has(event.type)) return;
@@ -158,12 +305,22 @@ export async function registerLiveGateway(
     // Staff watching this client's account get its trade and balance events too (never its messages).
     const watchers = event.type === 'message.new' ? undefined : watchersByUser.get(event.user_id);
     if (!owners && !watchers) return;
-    const frame = JSON.stringify({ type: event.type, payload: event.payload });
+    const frame = Buffer.from(JSON.stringify({ type: event.type, payload: event.payload }));
     for (const conn of new Set([...(owners ?? []), ...(watchers ?? [])])) {
-      if (conn.socket.readyState === conn.socket.OPEN) conn.socket.send(frame);
+      if (conn.socket.readyState !== conn.socket.OPEN) continue;
+      if (conn.socket.bufferedAmount > EVENT_BUFFER_LIMIT) {
+        // A socket this far behind is not reading: close it rather than queue without bound.
+        conn.socket.terminate();
+        drop(conn);
+        continue;
+      }
+      conn.socket.send(frame, { binary: false });
     }
   };
   const unsubscribe = deps.bus.subscribe(onEvent);
+  // A tick is sent as soon as this process's feed has it: not after the tick batch is stored (trades still settle on
+  // stored prices only, D1/D2), and not after a round trip through the bus.
+  const unsubscribeTicks = prices.onTick((tick) => broadcastTick(tick.symbol, tick.price, tick.at));
 
   const drop = (conn: Connection) => {
     connections.delete(conn);
@@ -173,6 +330,8 @@ export async function registerLiveGateway(
       if (set?.size === 0) bySymbol.delete(symbol);
     }
     conn.assets.clear();
+    conn.held = null;
+    heldBack.delete(conn);
     if (conn.userId) {
       const set = byUser.get(conn.userId);
       set?.delete(conn);
@@ -232,7 +391,9 @@ export async function registerLiveGateway(
   app.addHook('onClose', async () => {
     clearInterval(heartbeat);
     clearInterval(sessionCheck);
+    if (drainTimer) clearInterval(drainTimer);
     unsubscribe();
+    unsubscribeTicks();
     for (const conn of connections) conn.socket.close(1001, 'server_stopping');
     connections.clear();
   });
@@ -283,6 +444,7 @@ export async function registerLiveGateway(
         alive: true,
         actor: auth ? actorFromUser(auth.user, request.ip) : null,
         watched: new Map(),
+        held: null,
       };
       connections.add(conn);
       if (conn.userId) {
@@ -371,7 +533,7 @@ export async function registerLiveGateway(
           if (!set) bySymbol.set(symbol, (set = new Set()));
           set.add(conn);
           // The current price at once, so a chart need not wait for the next tick.
-          const now = latest(symbol);
+          const now = prices.latest(symbol);
           if (now) send(conn, tickMessage(symbol, now.price, now.at.toISOString()));
         }
       });

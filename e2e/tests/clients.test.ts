@@ -67,7 +67,7 @@ describe.runIf(browserAvailable())('clients list', () => {
       all.items.map((c) => c.id),
     );
     expect(await total(page)).toBe(all.total);
-    expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe('Клиенты');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Клиенты');
     // admin has no manager filter or column (§6: superadmin and team leads only).
     expect(await page.getByTestId('clients-manager-filter').count()).toBe(0);
     expect(await page.getByTestId('clients-manager-column').count()).toBe(0);

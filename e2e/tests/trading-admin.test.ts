@@ -155,7 +155,7 @@ describe.runIf(browserAvailable())('trading administration', () => {
     await demoRow(page).getByTestId('account-details').click();
     await page.waitForURL((url) => url.pathname === `/crm/trading-accounts/${before.id}`);
     await page.getByTestId('account-balance-card').waitFor();
-    expect(await page.locator('h2').first().textContent()).toBe('Торговый аккаунт: Demo Client');
+    expect(await page.locator('h1').first().textContent()).toBe('Торговый аккаунт: Demo Client');
     expect(await text(page, 'account-subtitle')).toBe(`ID: ${before.id} | ${CLIENT_EMAIL}`);
     const money = (n: number) =>
       `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;

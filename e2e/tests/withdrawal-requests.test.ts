@@ -64,7 +64,7 @@ describe.runIf(browserAvailable())('withdrawal requests page', () => {
     await page.getByTestId('side-menu').locator('[data-path="/crm/applications"]').click();
     await page.waitForURL((url) => url.pathname === '/crm/applications');
     await row(page, second.body.id).waitFor();
-    expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe('Заявки на вывод');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Заявки на вывод');
     await expect
       .poll(() => page.getByTestId('withdrawal-card-total-value').textContent())
       .toBe(String(before.summary.total_count));

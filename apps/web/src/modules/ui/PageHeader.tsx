@@ -17,7 +17,10 @@ export function PageHeader({
     <Group justify="space-between" align="flex-start" wrap="wrap" gap="sm" mb="lg">
       <Stack gap={4}>
         <Group gap="sm" align="center" wrap="nowrap">
-          <Title order={2}>{title}</Title>
+          {/* The page's one level-one heading, drawn at the size of a second level. */}
+          <Title order={1} size="h2">
+            {title}
+          </Title>
           {titleAside}
         </Group>
         {subtitle ? <Text c="dimmed">{subtitle}</Text> : null}

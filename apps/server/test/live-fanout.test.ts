@@ -1,9 +1,10 @@
 import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WebSocket } from 'ws';
-import { TICK_BUFFER_LIMIT } from '../src/platform/ws/gateway.js';
+import { EVENT_BUFFER_LIMIT, TICK_BUFFER_LIMIT } from '../src/platform/ws/gateway.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { connectLive, type LiveClient, type LiveFrame } from './live-helpers.js';
+import { registerClient } from './trading-helpers.js';
 
 /**
  * The live socket's price fan-out (issue 12 item 4) on a listening server: a tick is serialised once however many
@@ -18,8 +19,8 @@ describe.each(dbKinds())('live price fan-out on %s', (kind) => {
   let t: TestApp;
   let base: string;
   const sockets: LiveClient[] = [];
-  const live = async () => {
-    const c = await connectLive(`${base}/api/ws`);
+  const live = async (query = '') => {
+    const c = await connectLive(`${base}/api/ws${query}`);
     sockets.push(c);
     return c;
   };
@@ -124,5 +125,37 @@ describe.each(dbKinds())('live price fan-out on %s', (kind) => {
     expect(got.at(-1)).toEqual({ type: 'tick', symbol: 'EURUSD', price: Number(price), at: last.at });
     const times = got.map((f) => Date.parse(f.at as string));
     expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it("closes a client's socket that has stopped reading once its own events would queue past the limit", async () => {
+    const client = await registerClient(t, 'Slow reader');
+    const slow = await live(`?token=${client.token}`);
+    slow.send({ type: 'ping' });
+    await slow.next((f) => f.type === 'pong');
+    (slow.ws as unknown as { _socket: Socket })._socket.pause();
+    const onServer = () => serverSockets().reduce((most, s) => (s.bufferedAmount > most.bufferedAmount ? s : most));
+
+    // Its balance events (small, as the bus carries them) pile up: first in the kernel's buffers, then the server's.
+    let sent = 0;
+    let peak = 0;
+    let target: WebSocket | undefined;
+    while (sent < 2_000_000 && (!target || target.readyState === target.OPEN)) {
+      for (let i = 0; i < 2000; i++) {
+        sent += 1;
+        t.app.engine.bus.publish({
+          type: 'balance.changed',
+          user_id: client.userId,
+          payload: { account_id: client.accountId, balance: sent },
+        });
+      }
+      await turn();
+      // The server's side of the slow socket: the one whose unsent bytes grow.
+      if (!target && onServer().bufferedAmount > 0) target = onServer();
+      if (target && target.readyState === target.OPEN) peak = Math.max(peak, target.bufferedAmount);
+    }
+    // The server ended it (the client reconnects and refetches) rather than hold more than the limit for it.
+    expect(target?.readyState).toBe(target?.CLOSED);
+    expect(peak).toBeGreaterThan(EVENT_BUFFER_LIMIT / 2);
+    expect(peak).toBeLessThan(EVENT_BUFFER_LIMIT + 2000 * 200);
   });
 });

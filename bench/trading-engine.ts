@@ -17,7 +17,9 @@
  *
  * With BENCH_DATABASE_URL the bench creates its own database next to the one named (and drops it at the end).
  * BENCH_TRADES (default 2000) sets the number of HTTP trades per phase, BENCH_SETTLE (default 100000) the settlement size.
- * BENCH_ONLY=settle runs only the settlement part; BENCH_SETTLE_BATCH sets the worker's batch size (default: the engine's).
+ * BENCH_ONLY=settle runs only the settlement part, BENCH_ONLY=place only the place-trade part; BENCH_SETTLE_BATCH sets
+ * the worker's batch size (default: the engine's). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per
+ * place-trade request (counted through the pool's query method).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -42,6 +44,8 @@ const SETTLE = benchSize('BENCH_SETTLE', 100_000, 400);
 const CONCURRENCY = 32;
 const POOL = 10;
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
+/** Statements sent through the app's pool (BENCH_COUNT_QUERIES=1, PostgreSQL only). */
+let appQueries = 0;
 
 // ---------------------------------------------------------------- the database, opened here so the baseline can reach it raw
 
@@ -95,6 +99,15 @@ async function openBenchDb(): Promise<{ handle: DbHandle; raw: Raw; url?: string
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: POOL });
+  if (process.env.BENCH_COUNT_QUERIES === '1') {
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        appQueries += 1;
+        return query(...args);
+      };
+    });
+  }
   // The bench drops its database at the end: an idle connection cut then is expected, not a crash.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -368,8 +381,28 @@ async function main(): Promise<void> {
     );
     report(`place-trade ${CONCURRENCY} in flight: p50 latency`, parOurs.p50, parBase.p50, 'ms', 2);
     report(`place-trade ${CONCURRENCY} in flight: p99 latency`, parOurs.p99, parBase.p99, 'ms', 2);
+    const midOurs = await measure(TRADES, 8, trade);
+    const midBase = await measure(TRADES, 8, direct);
+    report('place-trade 8 in flight: throughput', midOurs.perSecond, midBase.perSecond, 'req/s');
+    report('place-trade 8 in flight: p99 latency', midOurs.p99, midBase.p99, 'ms', 2);
+    if (process.env.BENCH_COUNT_QUERIES === '1') {
+      const before = appQueries;
+      const n = 200;
+      await measure(n, 1, trade);
+      console.log(`  (statements the app sent per place-trade, begin/commit included: ${((appQueries - before) / n).toFixed(2)})`);
+    }
     console.log('  (ratio: throughput ours/baseline — below 1 is the share of the bare SQL rate the HTTP API keeps;');
     console.log('   latency ours/baseline — how many times the bare SQL time a call takes end to end)');
+  }
+
+  if (process.env.BENCH_ONLY === 'place') {
+    printMarkdown();
+    agent.destroy();
+    await app.close();
+    await raw.close();
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    return;
   }
 
   // Settle what the place-trade phase opened, so the settlement measurement starts from a clean slate.

@@ -93,13 +93,14 @@ export async function lookupSession(db: Db, tokenHash: string): Promise<LookedUp
 export async function slideIfDue(db: Db, session: LookedUpSession): Promise<void> {
   const now = Date.now();
   if (now - session.lastSeenAt <= SLIDE_AFTER_MS) return;
+  // Noted first, so concurrent calls on one cached session do not all write.
+  session.lastSeenAt = now;
+  session.expiresAt = now + session.idleSeconds * 1000;
   await db
     .updateTable('sessions')
     .set({ last_seen_at: sql`now()`, expires_at: sql`now() + make_interval(secs => ${session.idleSeconds})` })
     .where('id', '=', session.sessionId)
     .execute();
-  session.lastSeenAt = now;
-  session.expiresAt = now + session.idleSeconds * 1000;
 }
 
 /** Looks a token up straight in the database (no cache); see lookupSession. */

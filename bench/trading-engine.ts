@@ -4,9 +4,9 @@
  *
  * 1. place-trade over real HTTP — the app listening on a local port, requests on keep-alive connections — one at a
  *    time and many at once: throughput and p50/p99 latency. Baseline: the very SQL the place-trade service runs
- *    (compiled by the same Kysely builders: lock the account row and note the activity, insert the trade, move the
- *    balance, insert the stake's ledger entry — one transaction), sent straight over a raw pg connection (PGlite:
- *    straight to the PGlite instance), at the same concurrency. The ratio is what HTTP, Fastify, the session check,
+ *    (ledger's tradeStakeStatement, compiled by the same builder: lock the account row, check it, move the balance
+ *    and note the activity, insert the trade and the stake's ledger entry — one statement), sent straight over a raw
+ *    pg connection (PGlite: straight to the PGlite instance), at the same concurrency. The ratio is what HTTP, Fastify, the session check,
  *    validation, the idempotency wrapper and the live events cost on top of the database work.
  * 2. Settlement of 100,000 trades expiring at the same moment by the engine's worker (batches, SKIP LOCKED, the
  *    shared outcome rule, one ledger entry per credited trade) against one plain set-based SQL statement doing the
@@ -17,7 +17,9 @@
  *
  * With BENCH_DATABASE_URL the bench creates its own database next to the one named (and drops it at the end).
  * BENCH_TRADES (default 2000) sets the number of HTTP trades per phase, BENCH_SETTLE (default 100000) the settlement size.
- * BENCH_ONLY=settle runs only the settlement part; BENCH_SETTLE_BATCH sets the worker's batch size (default: the engine's).
+ * BENCH_ONLY=settle runs only the settlement part, BENCH_ONLY=place only the place-trade part; BENCH_SETTLE_BATCH sets
+ * the worker's batch size (default: the engine's). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per
+ * place-trade request (counted through the pool's query method).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -33,7 +35,7 @@ import { buildApp } from '../apps/server/src/app.js';
 import { migrate, type Db, type DbHandle } from '../apps/server/src/platform/db/index.js';
 import { PGliteDialect } from '../apps/server/src/platform/db/pglite-dialect.js';
 import type { Database } from '../apps/server/src/platform/db/types.js';
-import { postEntry, reconcile } from '../apps/server/src/modules/ledger/service.js';
+import { postEntry, reconcile, tradeStakeStatement } from '../apps/server/src/modules/ledger/service.js';
 import { testConfig } from '../apps/server/test/helpers.js';
 import { benchSize, guardLoad, printMarkdown, report } from './support.js';
 
@@ -42,12 +44,16 @@ const SETTLE = benchSize('BENCH_SETTLE', 100_000, 400);
 const CONCURRENCY = 32;
 const POOL = 10;
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
+/** Statements sent through the app's pool (BENCH_COUNT_QUERIES=1, PostgreSQL only). */
+let appQueries = 0;
 
 // ---------------------------------------------------------------- the database, opened here so the baseline can reach it raw
 
 interface Raw {
   /** Runs one transaction of compiled statements on one connection; `next` builds each statement from the previous rows. */
   transaction(steps: ((prev: Record<string, unknown>[]) => CompiledQuery)[]): Promise<void>;
+  /** One statement on its own (autocommit), answering its rows. */
+  query(q: CompiledQuery): Promise<Record<string, unknown>[]>;
   exec(text: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -75,6 +81,13 @@ async function openBenchDb(): Promise<{ handle: DbHandle; raw: Raw; url?: string
         queue = run.catch(() => {});
         return run;
       },
+      query(q) {
+        const run = queue.then(
+          async () => (await pglite.query<Record<string, unknown>>(q.sql, q.parameters as unknown[])).rows,
+        );
+        queue = run.catch(() => {});
+        return run;
+      },
       async exec(text) {
         await pglite.exec(text);
       },
@@ -95,6 +108,15 @@ async function openBenchDb(): Promise<{ handle: DbHandle; raw: Raw; url?: string
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: POOL });
+  if (process.env.BENCH_COUNT_QUERIES === '1') {
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        appQueries += 1;
+        return query(...args);
+      };
+    });
+  }
   // The bench drops its database at the end: an idle connection cut then is expected, not a crash.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -118,6 +140,9 @@ async function openBenchDb(): Promise<{ handle: DbHandle; raw: Raw; url?: string
       } finally {
         client.release();
       }
+    },
+    async query(q) {
+      return (await rawPool.query(q.sql, q.parameters as unknown[])).rows;
     },
     async exec(text) {
       await rawPool.query(text);
@@ -287,63 +312,25 @@ async function main(): Promise<void> {
     });
     if (res.status !== 201) throw new Error(`place-trade: ${res.status} ${JSON.stringify(res.json)}`);
   };
-  // The same statements placeTrade + postEntry send, compiled by the same builders, run raw in one transaction.
+  // The very statement placeTrade sends (ledger's tradeStakeStatement: lock, check, trade, balance, stake entry — one
+  // statement, atomic by itself, no explicit transaction), compiled by the same builder, run raw.
   const direct = async (i: number) => {
     const c = clients[i % clients.length]!;
-    const amountCents = (1 + (i % 50)) * 100;
-    const at = new Date(now);
-    let tradeId = '';
-    await raw.transaction([
-      () =>
-        db
-          .updateTable('trading_accounts')
-          .set({ last_activity: at })
-          .where('user_id', '=', c.userId)
-          .returningAll()
-          .compile(),
-      (account) =>
-        db
-          .insertInto('trades')
-          .values({
-            account_id: c.accountId,
-            asset: 'EURUSD',
-            direction: i % 2 ? 'call' : 'put',
-            amount_cents: amountCents,
-            duration_seconds: 5,
-            payout_percentage: Number(account[0]!.payout_percentage),
-            strike_price: quote.price,
-            strike_at: quote.at,
-            expires_at: new Date(now + 5000),
-            created_at: at,
-          })
-          .returningAll()
-          .compile(),
-      (trades) => {
-        tradeId = trades[0]!.id as string;
-        return db
-          .updateTable('trading_accounts')
-          .set({ balance_cents: sql`balance_cents + ${-amountCents}`, updated_at: sql`now()` })
-          .where('id', '=', c.accountId)
-          .where(sql`balance_cents + ${-amountCents}`, '>=', 0)
-          .returning('balance_cents')
-          .compile();
-      },
-      (moved) =>
-        db
-          .insertInto('ledger_entries')
-          .values({
-            account_id: c.accountId,
-            kind: 'trade_stake',
-            amount_cents: -amountCents,
-            balance_after_cents: moved[0]!.balance_cents as string,
-            reference: `trade:${tradeId}:stake`,
-            actor_id: c.userId,
-            reason: null,
-          })
-          .onConflict((oc) => oc.column('reference').doNothing())
-          .returningAll()
-          .compile(),
-    ]);
+    const rows = await raw.query(
+      tradeStakeStatement({
+        userId: c.userId,
+        allowed: true,
+        amountCents: (1 + (i % 50)) * 100,
+        asset: 'EURUSD',
+        direction: i % 2 ? 'call' : 'put',
+        durationSeconds: 5,
+        strikePrice: quote.price,
+        strikeAt: quote.at,
+        expiresAt: new Date(now + 5000),
+        now: new Date(now),
+      }).compile(db),
+    );
+    if (rows[0]?.balance_after_cents == null) throw new Error('the raw statement placed no trade');
   };
 
   // BENCH_ONLY=settle skips the place-trade measurements (the settlement part alone).
@@ -368,8 +355,30 @@ async function main(): Promise<void> {
     );
     report(`place-trade ${CONCURRENCY} in flight: p50 latency`, parOurs.p50, parBase.p50, 'ms', 2);
     report(`place-trade ${CONCURRENCY} in flight: p99 latency`, parOurs.p99, parBase.p99, 'ms', 2);
+    const midOurs = await measure(TRADES, 8, trade);
+    const midBase = await measure(TRADES, 8, direct);
+    report('place-trade 8 in flight: throughput', midOurs.perSecond, midBase.perSecond, 'req/s');
+    report('place-trade 8 in flight: p99 latency', midOurs.p99, midBase.p99, 'ms', 2);
+    if (process.env.BENCH_COUNT_QUERIES === '1') {
+      const before = appQueries;
+      const n = 200;
+      await measure(n, 1, trade);
+      console.log(
+        `  (statements the app sent per place-trade, begin/commit included: ${((appQueries - before) / n).toFixed(2)})`,
+      );
+    }
     console.log('  (ratio: throughput ours/baseline — below 1 is the share of the bare SQL rate the HTTP API keeps;');
     console.log('   latency ours/baseline — how many times the bare SQL time a call takes end to end)');
+  }
+
+  if (process.env.BENCH_ONLY === 'place') {
+    printMarkdown();
+    agent.destroy();
+    await app.close();
+    await raw.close();
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    return;
   }
 
   // Settle what the place-trade phase opened, so the settlement measurement starts from a clean slate.

@@ -11,6 +11,7 @@ import { WhitelistCache } from './platform/access/whitelist.js';
 import { createBus, type EventBus } from './platform/bus/index.js';
 import { registerLiveGateway } from './platform/ws/gateway.js';
 import { registerGuard } from './platform/auth/guard.js';
+import { SessionCache } from './platform/auth/session-cache.js';
 import {
   frameworkErrorHandler,
   registerErrorHandler,
@@ -113,7 +114,12 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(cookie);
   await app.register(rateLimit, { global: true, max: config.API_RATE_PER_MINUTE, timeWindow: '1 minute' });
   await registerOpenApi(app, VERSION);
-  registerGuard(app, { db: deps.db, whitelist: deps.whitelist });
+  registerGuard(app, {
+    db: deps.db,
+    whitelist: deps.whitelist,
+    sessions: new SessionCache(deps.db),
+    bus,
+  });
 
   await app.register(healthRoutes, { deps });
   await app.register(authRoutes, { deps });

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerGuard } from '../src/platform/auth/guard.js';
 import { createSession } from '../src/platform/auth/sessions.js';
 import { WhitelistCache } from '../src/platform/access/whitelist.js';
+import { SessionCache } from '../src/platform/auth/session-cache.js';
+import { InProcessBus } from '../src/platform/bus/index.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 
 const routes = Object.entries(API_ROUTES) as [string, RouteAccess][];
@@ -91,7 +93,12 @@ describe.each(dbKinds())('route × role on %s', (kind) => {
 describe('the route registry', () => {
   it('refuses to register a route missing from the permission table', async () => {
     const app = Fastify();
-    registerGuard(app, { db: {} as never, whitelist: {} as WhitelistCache });
+    registerGuard(app, {
+      db: {} as never,
+      whitelist: {} as WhitelistCache,
+      sessions: new SessionCache({} as never),
+      bus: new InProcessBus(),
+    });
     expect(() => app.get('/api/not-in-the-table', async () => ({}))).toThrow(/not in the permission table/);
   });
 });

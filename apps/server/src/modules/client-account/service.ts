@@ -13,7 +13,7 @@ import { hashPassword } from '../../platform/auth/passwords.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
-import { creditPendingDepositsTotal } from '../deposits/service.js';
+import { creditPendingDepositsTotal } from '../ledger/pending-deposits.js';
 import { publishBalanceChanged } from '../ledger/live.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { openTradingAccount } from '../trading/service.js';

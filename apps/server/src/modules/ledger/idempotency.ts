@@ -143,6 +143,20 @@ export async function runIdempotent<T>(
   }
 }
 
+/**
+ * runIdempotent for an effect that sends one statement, atomic by itself (place-trade's tradeStakeStatement): without
+ * a key it runs straight on the pool, sparing the BEGIN and COMMIT round trips; with a key it runs inside the key's
+ * transaction exactly as runIdempotent does.
+ */
+export async function runIdempotentStatement<T>(
+  db: Db,
+  call: IdempotentCall,
+  effect: (db: Db) => Promise<{ status: number; body: T }>,
+): Promise<IdempotentResult<T>> {
+  if (parseKey(call.key) === undefined) return { ...(await effect(db)), replayed: false };
+  return runIdempotent(db, call, effect);
+}
+
 /** Keys are kept for a day: long enough for any retry, short enough to keep the tables small. */
 export async function pruneIdempotencyKeys(db: Db, olderThan: Date): Promise<number> {
   const users = await db.deleteFrom('idempotency_keys').where('created_at', '<', olderThan).executeTakeFirst();

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
-import type { Database, LedgerKind } from '../../platform/db/types.js';
+import type { Database, LedgerKind, TradeRow, TradingAccountRow } from '../../platform/db/types.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { HttpError } from '../../platform/http/errors.js';
 
@@ -218,6 +218,117 @@ async function entryByReference(trx: Trx, input: PostEntryInput): Promise<Ledger
   if (Number(row.account_id) !== input.accountId)
     throw new Error(`ledger reference ${input.reference} belongs to another account`);
   return toLedgerEntry(row);
+}
+
+export interface TradeStakeInput {
+  userId: string;
+  /**
+   * false when a check that needs no account row already failed (amount below the minimum, unknown asset, no fresh
+   * price, duration not offered): the account is still read, locked, so the caller can answer with the first failed
+   * check in its documented order; nothing is written.
+   */
+  allowed: boolean;
+  /** The stake, positive whole cents (0 when the amount is not a sum of money: then `allowed` is false). */
+  amountCents: number;
+  asset: string;
+  direction: 'call' | 'put';
+  durationSeconds: number;
+  strikePrice: string;
+  strikeAt: Date;
+  expiresAt: Date;
+  now: Date;
+}
+
+/** The account as locked by the statement (before the stake), and the trade with the balance after its stake. */
+export interface TradeStakeResult {
+  account: Pick<TradingAccountRow, 'id' | 'status' | 'trading_enabled' | 'max_trade_amount_cents' | 'balance_cents'>;
+  placed: { trade: TradeRow; balanceAfterCents: number } | null;
+}
+
+type TradeStakeRow = TradeRow & {
+  acct_id: string;
+  acct_status: TradingAccountRow['status'];
+  acct_trading_enabled: boolean;
+  acct_max_cents: string;
+  acct_balance_cents: string;
+  balance_after_cents: string | null;
+};
+
+/**
+ * The statement that opens a trade and posts its stake (D1, D3), atomic by itself, so it needs no explicit
+ * transaction: lock the user's account row (SELECT … FOR UPDATE — concurrent stakes on one account queue here and
+ * each sees the balance the previous one left), check on the locked row that the account is active with trading
+ * enabled and that the stake is within its limit and its balance; only then move the balance (guarded ≥ 0, noting
+ * the activity), insert the trade at the given strike with the account's payout, and insert the stake's ledger entry
+ * (`trade:<id>:stake`, balance_after = the moved balance). One row back: the locked account and, when placed, the
+ * trade and the balance after; no row when the user has no account. Exported so the bench can run the very same SQL.
+ */
+export function tradeStakeStatement(input: TradeStakeInput) {
+  const amount = input.amountCents;
+  return sql<TradeStakeRow>`
+    with acc as (
+      select * from trading_accounts where user_id = ${input.userId} for update
+    ), chk as (
+      select acc.*, (${input.allowed} and acc.status = 'active' and acc.trading_enabled
+                     and ${amount}::bigint <= acc.max_trade_amount_cents
+                     and ${amount}::bigint <= acc.balance_cents) as placed
+      from acc
+    ), moved as (
+      update trading_accounts a
+      set balance_cents = a.balance_cents - ${amount}::bigint, last_activity = ${input.now}, updated_at = now()
+      from chk
+      where a.id = chk.id and chk.placed and a.balance_cents - ${amount}::bigint >= 0
+      returning a.id, a.balance_cents
+    ), trade as (
+      insert into trades (account_id, asset, direction, amount_cents, duration_seconds, payout_percentage,
+                          strike_price, strike_at, expires_at, created_at)
+      select moved.id, ${input.asset}, ${input.direction}, ${amount}::bigint, ${input.durationSeconds}::int,
+             chk.payout_percentage, ${input.strikePrice}::numeric, ${input.strikeAt}::timestamptz,
+             ${input.expiresAt}::timestamptz, ${input.now}::timestamptz
+      from moved join chk on chk.id = moved.id
+      returning *
+    ), entry as (
+      insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference, actor_id, reason)
+      select trade.account_id, 'trade_stake', -${amount}::bigint, moved.balance_cents,
+             'trade:' || trade.id || ':stake', ${input.userId}::uuid, null
+      from trade join moved on moved.id = trade.account_id
+      returning account_id, balance_after_cents
+    )
+    select trade.*, chk.id as acct_id, chk.status as acct_status, chk.trading_enabled as acct_trading_enabled,
+           chk.max_trade_amount_cents as acct_max_cents, chk.balance_cents as acct_balance_cents,
+           entry.balance_after_cents
+    from chk left join trade on trade.account_id = chk.id left join entry on entry.account_id = chk.id`;
+}
+
+/** Runs tradeStakeStatement (see there); null when the user has no trading account. */
+export async function postTradeStake(db: Db, input: TradeStakeInput): Promise<TradeStakeResult | null> {
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents < 0)
+    throw new RangeError(`stake is not whole cents: ${input.amountCents}`);
+  const { rows } = await tradeStakeStatement(input).execute(db);
+  const row = rows[0];
+  if (!row) return null;
+  const {
+    acct_id,
+    acct_status,
+    acct_trading_enabled,
+    acct_max_cents,
+    acct_balance_cents,
+    balance_after_cents,
+    ...trade
+  } = row;
+  return {
+    account: {
+      id: acct_id,
+      status: acct_status,
+      trading_enabled: acct_trading_enabled,
+      max_trade_amount_cents: acct_max_cents,
+      balance_cents: acct_balance_cents,
+    },
+    placed:
+      trade.id === null || balance_after_cents === null
+        ? null
+        : { trade: trade as TradeRow, balanceAfterCents: Number(balance_after_cents) },
+  };
 }
 
 /** The balance of an account, locked for the rest of the transaction (to compute a change from it). */

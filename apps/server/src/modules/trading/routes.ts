@@ -11,7 +11,7 @@ import {
   tradesResponseSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IDEMPOTENCY_HEADER, idempotencyHeaders, runIdempotent } from '../ledger/idempotency.js';
+import { IDEMPOTENCY_HEADER, idempotencyHeaders, runIdempotentStatement } from '../ledger/idempotency.js';
 import { langOf } from '../../platform/http/messages.js';
 import { clientTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
@@ -44,7 +44,8 @@ export const tradingRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = a
     },
     async (request, reply) => {
       const userId = request.auth!.user.id;
-      const result = await runIdempotent(
+      // One statement (trading/service placeTrade): no explicit transaction unless an Idempotency-Key asks for one.
+      const result = await runIdempotentStatement(
         deps.db,
         {
           userId,
@@ -52,7 +53,7 @@ export const tradingRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = a
           key: request.headers[IDEMPOTENCY_HEADER],
           request: request.body,
         },
-        async (trx) => ({ status: 201, body: await placeTrade(deps, trx, userId, request.body) }),
+        async (db) => ({ status: 201, body: await placeTrade(deps, db, userId, request.body) }),
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       else publishTradeOpened(deps.bus, userId, result.body);

@@ -20,8 +20,8 @@ import type { EventBus } from '../../platform/bus/index.js';
 import type { Db } from '../../platform/db/index.js';
 import type { TradingAccountRow } from '../../platform/db/types.js';
 import { HttpError } from '../../platform/http/errors.js';
-import { postEntry, type Trx } from '../ledger/service.js';
-import { creditPendingDeposits } from '../deposits/service.js';
+import { postTradeStake } from '../ledger/service.js';
+import { creditPendingDeposits } from '../ledger/pending-deposits.js';
 import type { PriceService } from '../prices/service.js';
 import { toClientTrade } from './mappers.js';
 
@@ -65,72 +65,66 @@ async function accountOfUser(db: Db, userId: string): Promise<TradingAccountRow>
 }
 
 /**
- * POST /api/trading/place-trade (D1). Checked in this order, under the account's lock so concurrent calls see each
- * other's stakes: account active and trading enabled; amount ≥ $1; amount ≤ the account's limit; amount ≤ balance;
- * the asset is in the catalogue and the server has a price for it no older than 5 s; the duration is offered.
- * Then, in the same transaction: the trade at the server's price with the account's payout, and its stake entry.
+ * POST /api/trading/place-trade (D1). Checked in this order, on the account row as locked (so concurrent calls see
+ * each other's stakes): account active and trading enabled; amount ≥ $1; amount ≤ the account's limit; amount ≤
+ * balance; the asset is in the catalogue and the server has a price for it no older than 5 s; the duration is offered.
+ * Then, in the same statement (ledger's tradeStakeStatement: one round trip, atomic by itself, or part of the caller's
+ * transaction when it runs in one): the trade at the server's price with the account's payout, and its stake entry.
  * Whatever strike or payout the client sent is not read.
  */
 export async function placeTrade(
   deps: TradingDeps,
-  trx: Trx,
+  db: Db,
   userId: string,
   input: PlaceTradeRequest,
 ): Promise<PlaceTradeResponse> {
   const now = deps.now();
-  // Locks the account for the rest of the transaction and notes the activity (undone if the trade is refused).
-  const account = await trx
-    .updateTable('trading_accounts')
-    .set({ last_activity: now })
-    .where('user_id', '=', userId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!account) throw new HttpError(404, 'trading_account_not_found');
-  if (account.status !== 'active' || !account.trading_enabled) throw new HttpError(409, 'trading_disabled');
-
+  // The checks that need no account row, decided first but answered in the documented order (after the account's).
   const amountCents = dollarsToCents(input.amount);
-  if (amountCents === null) throw new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` });
-  if (amountCents < MIN_TRADE_DOLLARS * 100)
-    throw new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` });
-  const maxCents = Number(account.max_trade_amount_cents);
-  if (amountCents > maxCents) throw new HttpError(400, 'trade_amount_too_large', { max: formatDollarLimit(maxCents) });
-  if (amountCents > Number(account.balance_cents)) throw new HttpError(409, 'insufficient_trade_balance');
-
+  const amountRefused =
+    amountCents === null || amountCents < MIN_TRADE_DOLLARS * 100
+      ? new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` })
+      : null;
   // An unknown asset has no price either; it gets its own text because the client can correct it.
-  if (!isAssetSymbol(input.asset)) throw new HttpError(400, 'unknown_asset', { asset: input.asset });
-  const quote = deps.prices.latest(input.asset);
-  if (!quote || now.getTime() - quote.at.getTime() > MAX_PRICE_AGE_MS) throw new HttpError(503, 'price_unavailable');
+  const quote = isAssetSymbol(input.asset) ? deps.prices.latest(input.asset) : undefined;
+  const laterRefused = !isAssetSymbol(input.asset)
+    ? new HttpError(400, 'unknown_asset', { asset: input.asset })
+    : !quote || now.getTime() - quote.at.getTime() > MAX_PRICE_AGE_MS
+      ? new HttpError(503, 'price_unavailable')
+      : !deps.durations.includes(input.duration)
+        ? new HttpError(400, 'duration_not_offered', {
+            duration: input.duration,
+            allowed: deps.durations.join(', '),
+          })
+        : null;
 
-  if (!deps.durations.includes(input.duration)) {
-    throw new HttpError(400, 'duration_not_offered', { duration: input.duration, allowed: deps.durations.join(', ') });
-  }
-
-  const accountId = Number(account.id);
-  const trade = await trx
-    .insertInto('trades')
-    .values({
-      account_id: accountId,
-      asset: input.asset,
-      direction: input.direction,
-      amount_cents: amountCents,
-      duration_seconds: input.duration,
-      payout_percentage: account.payout_percentage,
-      strike_price: quote.price,
-      strike_at: quote.at,
-      expires_at: new Date(now.getTime() + input.duration * 1000),
-      created_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const { entry } = await postEntry(trx, {
-    accountId,
-    kind: 'trade_stake',
-    amountCents: -amountCents,
-    reference: `trade:${trade.id}:stake`,
-    actor: { id: userId },
-    reason: null,
+  const result = await postTradeStake(db, {
+    userId,
+    allowed: amountRefused === null && laterRefused === null,
+    amountCents: amountRefused === null ? amountCents! : 0,
+    asset: input.asset,
+    direction: input.direction,
+    durationSeconds: input.duration,
+    strikePrice: quote?.price ?? '0',
+    strikeAt: quote?.at ?? now,
+    expiresAt: new Date(now.getTime() + input.duration * 1000),
+    now,
   });
-  return { trade: toClientTrade(trade), balance: centsToDollars(entry.balanceAfterCents) };
+  if (!result) throw new HttpError(404, 'trading_account_not_found');
+  if (result.placed) {
+    const { trade, balanceAfterCents } = result.placed;
+    return { trade: toClientTrade(trade), balance: centsToDollars(balanceAfterCents) };
+  }
+  const { account } = result;
+  if (account.status !== 'active' || !account.trading_enabled) throw new HttpError(409, 'trading_disabled');
+  if (amountRefused) throw amountRefused;
+  const maxCents = Number(account.max_trade_amount_cents);
+  if (amountCents! > maxCents) throw new HttpError(400, 'trade_amount_too_large', { max: formatDollarLimit(maxCents) });
+  if (amountCents! > Number(account.balance_cents)) throw new HttpError(409, 'insufficient_trade_balance');
+  if (laterRefused) throw laterRefused;
+  // Every check passed on the locked row, so the guarded balance move cannot have refused; should it ever, it is
+  // still a refusal for want of balance, never a half-placed trade (nothing was written).
+  throw new HttpError(409, 'insufficient_trade_balance');
 }
 
 /** D11, after the place-trade transaction has committed: the trade and the new balance, to the client's sockets. */

@@ -6,7 +6,9 @@ import { HttpError } from '../http/errors.js';
 import type { WhitelistCache } from '../access/whitelist.js';
 import { writeAudit } from '../audit/audit.js';
 import { actorFromUser, type Actor } from './actor.js';
-import { resolveSession, SESSION_COOKIE } from './sessions.js';
+import type { EventBus } from '../bus/index.js';
+import type { SessionCache } from './session-cache.js';
+import { SESSION_COOKIE } from './sessions.js';
 
 export interface RequestAuth {
   user: UserRow;
@@ -19,6 +21,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every API route registered, as 'METHOD /path' (the route × role test walks it). */
     apiRoutes: string[];
+    /** The resolved sessions this process serves from memory (tests look at it). */
+    sessionCache: SessionCache;
   }
   interface FastifyRequest {
     auth: RequestAuth | null;
@@ -27,6 +31,22 @@ declare module 'fastify' {
     access?: RouteAccess;
   }
 }
+
+/**
+ * Routes whose success revokes sessions or changes who may call what: when one answers 2xx, the session and whitelist
+ * caches of this process are dropped before the answer leaves, and every other process is told over the bus
+ * ('auth.changed'). Anything not listed here (the command line, say) is still seen within SESSION_CACHE_TTL_MS.
+ */
+export const AUTH_CHANGING_ROUTES = new Set<string>([
+  'POST /api/auth/logout',
+  'POST /api/auth/2fa/setup/confirm',
+  'PUT /api/users/:id',
+  'PUT /api/users/:id/password',
+  'DELETE /api/users/:id',
+  'PUT /api/clients/:id/change-password',
+  'POST /api/ip-whitelist',
+  'DELETE /api/ip-whitelist/:id',
+]);
 
 /** Routes a staff member may call from an address outside the whitelist (to end their session). */
 const WHITELIST_EXEMPT = new Set<string>(['POST /api/auth/logout']);
@@ -69,8 +89,20 @@ function bearerToken(request: FastifyRequest): string | undefined {
  * On each request: resolve the session (cookie or Bearer), then apply the route's rule, the staff IP whitelist
  * and, for cookie-authenticated writes, the Origin check. Refusals are 401 or 403, and every 403 is audited (onError).
  */
-export function registerGuard(app: FastifyInstance, deps: { db: Db; whitelist: WhitelistCache }): void {
+export function registerGuard(
+  app: FastifyInstance,
+  deps: { db: Db; whitelist: WhitelistCache; sessions: SessionCache; bus: EventBus },
+): void {
   app.decorateRequest('auth', null);
+  app.decorate('sessionCache', deps.sessions);
+  const stopListening = deps.sessions.listen(deps.bus);
+  const unsubscribe = deps.bus.subscribe((event) => {
+    if (event.type === 'auth.changed') deps.whitelist.invalidate();
+  });
+  app.addHook('onClose', async () => {
+    stopListening();
+    unsubscribe();
+  });
   app.decorate('apiRoutes', [] as string[]);
 
   app.addHook('onRoute', (route) => {
@@ -96,7 +128,7 @@ export function registerGuard(app: FastifyInstance, deps: { db: Db; whitelist: W
     const cookie = request.cookies[SESSION_COOKIE];
     const token = bearer ?? cookie;
     if (token) {
-      const resolved = await resolveSession(deps.db, token);
+      const resolved = await deps.sessions.resolve(token);
       if (resolved) {
         request.auth = {
           user: resolved.user,
@@ -122,6 +154,15 @@ export function registerGuard(app: FastifyInstance, deps: { db: Db; whitelist: W
     }
 
     if (!roleMayCall(auth.user.role, access)) throw new HttpError(403, 'forbidden');
+  });
+
+  // A revocation is honoured at once: the caches go before the answer does (the route's transaction has committed).
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode >= 400 || request.method === 'GET') return;
+    if (!AUTH_CHANGING_ROUTES.has(routeKey(request.method, request.routeOptions.url ?? ''))) return;
+    deps.sessions.invalidateAll();
+    deps.whitelist.invalidate();
+    deps.bus.publish({ type: 'auth.changed' });
   });
 
   // Every 403 to a signed-in caller is audited here, whether this guard or a service rule (an admin creating a

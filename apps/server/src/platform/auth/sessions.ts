@@ -49,31 +49,64 @@ export interface ResolvedSession {
   user: UserRow;
 }
 
+/** A resolved session with what the cache needs to keep sliding its idle expiry and to stop serving it once expired. */
+export interface LookedUpSession extends ResolvedSession {
+  idleSeconds: number;
+  /** When the idle expiry was last slid forward (ms since the epoch). */
+  lastSeenAt: number;
+  /** When it expires unless slid forward again (ms since the epoch). */
+  expiresAt: number;
+}
+
+/** The sliding idle-expiry write happens only when it moved by more than this, so busy screens do not write on every call. */
+export const SLIDE_AFTER_MS = 30_000;
+
 /**
- * Looks a token up, refusing revoked, expired or deleted users' sessions, and slides the idle expiry forward.
- * The expiry is only written when it moved by more than 30 s, so busy screens do not write on every call.
+ * Looks a token up, refusing revoked, expired or deleted users' sessions, and slides the idle expiry forward
+ * (only when it moved by more than 30 s).
  */
-export async function resolveSession(db: Db, token: string): Promise<ResolvedSession | null> {
+export async function lookupSession(db: Db, tokenHash: string): Promise<LookedUpSession | null> {
   const row = await db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id as session_id', 's.idle_seconds', 's.last_seen_at'])
+    .select(['s.id as session_id', 's.idle_seconds', 's.last_seen_at', 's.expires_at as session_expires_at'])
     .selectAll('u')
-    .where('s.token_hash', '=', hashToken(token))
+    .where('s.token_hash', '=', tokenHash)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', sql<Date>`now()`)
     .where('u.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
-  const { session_id, idle_seconds, last_seen_at, ...user } = row;
-  if (Date.now() - new Date(last_seen_at).getTime() > 30_000) {
-    await db
-      .updateTable('sessions')
-      .set({ last_seen_at: sql`now()`, expires_at: sql`now() + make_interval(secs => ${idle_seconds})` })
-      .where('id', '=', session_id)
-      .execute();
-  }
-  return { sessionId: session_id, user: user as UserRow };
+  const { session_id, idle_seconds, last_seen_at, session_expires_at, ...user } = row;
+  const found: LookedUpSession = {
+    sessionId: session_id,
+    user: user as UserRow,
+    idleSeconds: idle_seconds,
+    lastSeenAt: new Date(last_seen_at).getTime(),
+    expiresAt: new Date(session_expires_at).getTime(),
+  };
+  await slideIfDue(db, found);
+  return found;
+}
+
+/** Slides the idle expiry forward when the last slide is more than 30 s old; updates `session` to match. */
+export async function slideIfDue(db: Db, session: LookedUpSession): Promise<void> {
+  const now = Date.now();
+  if (now - session.lastSeenAt <= SLIDE_AFTER_MS) return;
+  // Noted first, so concurrent calls on one cached session do not all write.
+  session.lastSeenAt = now;
+  session.expiresAt = now + session.idleSeconds * 1000;
+  await db
+    .updateTable('sessions')
+    .set({ last_seen_at: sql`now()`, expires_at: sql`now() + make_interval(secs => ${session.idleSeconds})` })
+    .where('id', '=', session.sessionId)
+    .execute();
+}
+
+/** Looks a token up straight in the database (no cache); see lookupSession. */
+export async function resolveSession(db: Db, token: string): Promise<ResolvedSession | null> {
+  const found = await lookupSession(db, hashToken(token));
+  return found && { sessionId: found.sessionId, user: found.user };
 }
 
 export async function revokeSession(db: Db, sessionId: string): Promise<void> {

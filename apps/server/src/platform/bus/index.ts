@@ -16,7 +16,12 @@ export type BusEvent =
    * Who sees which client may have changed (a reassignment, a staff member's role or deletion): every process
    * re-checks its staff sockets' watched accounts at once (issue 9 finding 4).
    */
-  | { type: 'access.changed' };
+  | { type: 'access.changed' }
+  /**
+   * A session was revoked or who may call what changed (logout, password or role change, staff deletion, 2FA
+   * change, IP whitelist change): every process drops its session cache and its whitelist cache at once.
+   */
+  | { type: 'auth.changed' };
 
 export type BusHandler = (event: BusEvent) => void;
 

@@ -300,7 +300,7 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
       if (!Number.isNaN(at.getTime())) broadcastTick(event.symbol, event.price, at);
       return;
     }
-    if (!USER_EVENTS.has(event.type)) return;
+    if (!('user_id' in event) || !USER_EVENTS.has(event.type)) return;
     const owners = byUser.get(event.user_id);
     // Staff watching this client's account get its trade and balance events too (never its messages).
     const watchers = event.type === 'message.new' ? undefined : watchersByUser.get(event.user_id);

@@ -1,0 +1,83 @@
+import type { Db } from '../db/index.js';
+import type { EventBus } from '../bus/index.js';
+import { hashToken, lookupSession, slideIfDue, type LookedUpSession, type ResolvedSession } from './sessions.js';
+
+/**
+ * How long a resolved session is served from memory. Revocations made through the API reach every process at once
+ * (the guard drops this process's entries before answering and publishes 'auth.changed' on the bus, which crosses
+ * processes by PostgreSQL LISTEN/NOTIFY). A revocation written by a process without the bus — the command line
+ * (`npm run admin -- reset-2fa`, `reset-password`), or a NOTIFY lost while a listening connection reconnects — is only
+ * seen when the entry expires: an entry fetched just before the revocation is served for at most this long, so 1 s is
+ * the longest a revoked session can still be honoured anywhere. It is also short enough that the other fields of the
+ * cached user (name, 2FA flags) are never noticeably stale, and long enough that a busy client's calls (a trading
+ * screen placing several trades a second) mostly skip the lookup.
+ */
+export const SESSION_CACHE_TTL_MS = 1000;
+
+/** Above this many entries, expired ones are swept when a new one is added (memory stays bounded by the active users). */
+const SWEEP_ABOVE = 5000;
+
+interface Entry {
+  session: LookedUpSession;
+  fetchedAt: number;
+}
+
+/**
+ * Resolved sessions in memory, keyed by the token's sha-256 (the token itself is never kept), for SESSION_CACHE_TTL_MS.
+ * Only found sessions are cached: an unknown or revoked token always asks the database. The sliding idle-expiry write
+ * still happens (on a lookup, or on a hit whose last slide is more than 30 s old).
+ */
+export class SessionCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped by every invalidation: a lookup that started before one does not store what it read. */
+  private generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = SESSION_CACHE_TTL_MS,
+  ) {}
+
+  async resolve(token: string): Promise<ResolvedSession | null> {
+    const tokenHash = hashToken(token);
+    const now = Date.now();
+    const hit = this.entries.get(tokenHash);
+    if (hit && now - hit.fetchedAt < this.ttlMs && hit.session.expiresAt > now) {
+      await slideIfDue(this.db, hit.session);
+      return hit.session;
+    }
+    const generation = this.generation;
+    const found = await lookupSession(this.db, tokenHash);
+    if (!found) {
+      this.entries.delete(tokenHash);
+      return null;
+    }
+    if (generation === this.generation) {
+      if (this.entries.size >= SWEEP_ABOVE) this.sweep(now);
+      this.entries.set(tokenHash, { session: found, fetchedAt: now });
+    }
+    return found;
+  }
+
+  /** Drops every entry (a logout, a password or role change, a deletion, a 2FA reset, a whitelist change). */
+  invalidateAll(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+
+  /** Drops the entries on a 'auth.changed' event from any process (this one included). */
+  listen(bus: EventBus): () => void {
+    return bus.subscribe((event) => {
+      if (event.type === 'auth.changed') this.invalidateAll();
+    });
+  }
+
+  /** Whether a live entry for this token is held (the next call with it will not ask the database). */
+  holds(token: string): boolean {
+    const entry = this.entries.get(hashToken(token));
+    return entry !== undefined && Date.now() - entry.fetchedAt < this.ttlMs;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.entries) if (now - entry.fetchedAt >= this.ttlMs) this.entries.delete(key);
+  }
+}

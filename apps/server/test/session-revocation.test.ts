@@ -1,0 +1,213 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { openDb, type DbHandle } from '../src/platform/db/index.js';
+import type { Role } from '@brokerage/shared';
+import { createTestApp, PASSWORD, runAdminCommand, testConfig, type TestApp } from './helpers.js';
+
+/**
+ * The session cache (issue 12 item 1): every process serves a resolved session from memory for up to a second, yet a
+ * session revoked by logout, a password change, a staff deletion or a 2FA reset is refused (401) by every process
+ * within 1 s — and a role or IP-whitelist change applies (403) within 1 s — although the cache served that session
+ * just before. On PostgreSQL two app instances share one database, each with its own pool and LISTEN/NOTIFY bus, as
+ * two server processes do; on PGlite one instance (the embedded database admits one process).
+ */
+
+const STAFF_IP = '127.0.0.1';
+const ADMIN_IP = '10.0.0.1';
+
+interface Call {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  token: string;
+  remoteAddress?: string;
+  payload?: unknown;
+}
+
+async function call(app: FastifyInstance, c: Call) {
+  return app.inject({
+    method: c.method,
+    url: c.url,
+    headers: { authorization: `Bearer ${c.token}` },
+    remoteAddress: c.remoteAddress ?? STAFF_IP,
+    ...(c.payload === undefined ? {} : { payload: c.payload as Record<string, unknown> }),
+  });
+}
+
+/** Signs the token's calls in on every instance twice, so each holds it in its cache, and checks that it does. */
+async function warm(apps: FastifyInstance[], c: Call): Promise<void> {
+  for (const app of apps) {
+    for (let i = 0; i < 2; i++) expect((await call(app, c)).statusCode).toBe(200);
+    expect(app.sessionCache.holds(c.token)).toBe(true);
+  }
+}
+
+/**
+ * The call is answered `status` by every instance within 1 s of the revocation having been answered: at once by the
+ * instance that made it (`first`, when the revocation went through it), through the bus or the cache's own expiry by
+ * the others.
+ */
+async function refusedEverywhere(
+  apps: FastifyInstance[],
+  c: Call,
+  status: number,
+  since: number,
+  first?: FastifyInstance,
+): Promise<void> {
+  if (first) expect((await call(first, c)).statusCode).toBe(status);
+  for (const app of apps) {
+    let last = 0;
+    for (;;) {
+      last = (await call(app, c)).statusCode;
+      if (last === status || Date.now() - since > 1000) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(last, `refused within 1 s of the revocation`).toBe(status);
+  }
+}
+
+function suite(kind: 'pglite' | 'postgres') {
+  describe(`session revocation across processes (${kind})`, () => {
+    let t: TestApp;
+    let apps: FastifyInstance[];
+    let second: { app: FastifyInstance; handle: DbHandle } | null = null;
+    let superToken: string;
+
+    beforeAll(async () => {
+      if (kind === 'postgres') {
+        // Both instances on one database, each with LISTEN/NOTIFY (DATABASE_URL set) and its own pool.
+        const probe = await createTestApp('postgres');
+        const url = probe.url!;
+        await probe.app.close();
+        const config = testConfig({ DATABASE_URL: url });
+        const mainHandle = { db: probe.db, kind: 'postgres' as const, close: probe.close };
+        const main = await buildApp({ config, database: mainHandle });
+        await main.ready();
+        t = {
+          ...probe,
+          app: main,
+          async close() {
+            await main.close();
+            await mainHandle.close();
+          },
+        };
+        const handle = await openDb({ databaseUrl: url, dataDir: 'memory', poolSize: 5 });
+        const app = await buildApp({ config, database: handle });
+        await app.ready();
+        second = { app, handle };
+        apps = [main, app];
+      } else {
+        t = await createTestApp('pglite');
+        apps = [t.app];
+      }
+      const superadmin = await t.createUser('superadmin');
+      superToken = await login(superadmin.email, ADMIN_IP);
+    }, 60_000);
+
+    afterAll(async () => {
+      if (second) {
+        await second.app.close();
+        await second.handle.close();
+      }
+      await t?.close();
+    });
+
+    /** Signs in through the first instance (the test app's own helper would use the app replaced above). */
+    async function login(email: string, remoteAddress = STAFF_IP): Promise<string> {
+      const res = await apps[0]!.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email, password: PASSWORD },
+        remoteAddress,
+      });
+      expect(res.statusCode).toBe(200);
+      return res.json().access_token as string;
+    }
+    async function userWithToken(role: Role) {
+      const user = await t.createUser(role);
+      return { ...user, token: await login(user.email) };
+    }
+
+    const admin = (url: string, method: Call['method'], payload?: unknown): Call => ({
+      method,
+      url,
+      token: superToken,
+      remoteAddress: ADMIN_IP,
+      ...(payload === undefined ? {} : { payload }),
+    });
+
+    it('logout: the token is refused by every instance', async () => {
+      const client = await userWithToken('client');
+      const me: Call = { method: 'GET', url: '/api/auth/me', token: client.token };
+      await warm(apps, me);
+      const out = await call(apps[0]!, { method: 'POST', url: '/api/auth/logout', token: client.token });
+      expect(out.statusCode).toBe(200);
+      await refusedEverywhere(apps, me, 401, Date.now(), apps[0]);
+    });
+
+    it('password change: the member’s sessions are refused by every instance', async () => {
+      const member = await userWithToken('sales_manager');
+      const me: Call = { method: 'GET', url: '/api/auth/me', token: member.token };
+      await warm(apps, me);
+      const via = apps[apps.length - 1]!;
+      const res = await call(via, admin(`/api/users/${member.id}/password`, 'PUT', { new_password: 'another-pass-9' }));
+      expect(res.statusCode).toBe(200);
+      await refusedEverywhere(apps, me, 401, Date.now(), via);
+    });
+
+    it('staff deletion: the member’s sessions are refused by every instance', async () => {
+      const member = await userWithToken('retention_manager');
+      const me: Call = { method: 'GET', url: '/api/auth/me', token: member.token };
+      await warm(apps, me);
+      const res = await call(apps[0]!, admin(`/api/users/${member.id}`, 'DELETE'));
+      expect(res.statusCode).toBe(200);
+      await refusedEverywhere(apps, me, 401, Date.now(), apps[0]);
+    });
+
+    it('role change: the old role’s rights end in every instance (403), the session itself stays', async () => {
+      const member = await userWithToken('admin');
+      const users: Call = { method: 'GET', url: '/api/users', token: member.token };
+      await warm(apps, users);
+      const via = apps[apps.length - 1]!;
+      const res = await call(
+        via,
+        admin(`/api/users/${member.id}`, 'PUT', { name: 'Demoted', email: member.email, role: 'sales_manager' }),
+      );
+      expect(res.statusCode).toBe(200);
+      await refusedEverywhere(apps, users, 403, Date.now(), via);
+      for (const app of apps) {
+        const me = await call(app, { method: 'GET', url: '/api/auth/me', token: member.token });
+        expect(me.statusCode).toBe(200);
+        expect(me.json().role).toBe('sales_manager');
+      }
+    });
+
+    it('IP whitelist change: a staff member outside the new list is refused by every instance', async () => {
+      const member = await userWithToken('sales_manager');
+      const me: Call = { method: 'GET', url: '/api/staff', token: member.token };
+      await warm(apps, me);
+      const res = await call(apps[0]!, admin('/api/ip-whitelist', 'POST', { ip_address: ADMIN_IP }));
+      expect(res.statusCode).toBe(201);
+      await refusedEverywhere(apps, me, 403, Date.now(), apps[0]);
+      const list = await call(apps[0]!, admin('/api/ip-whitelist', 'GET'));
+      for (const entry of list.json().items as { id: string }[]) {
+        expect((await call(apps[0]!, admin(`/api/ip-whitelist/${entry.id}`, 'DELETE'))).statusCode).toBe(200);
+      }
+      await refusedEverywhere(apps, me, 200, Date.now(), apps[0]);
+    });
+
+    if (kind === 'postgres') {
+      it('2FA reset from the command line (no bus): the sessions are refused by every instance within 1 s', async () => {
+        const member = await userWithToken('team_lead_sales');
+        const me: Call = { method: 'GET', url: '/api/auth/me', token: member.token };
+        await warm(apps, me);
+        const { code } = await runAdminCommand(t, ['reset-2fa', member.email]);
+        expect(code).toBe(0);
+        await refusedEverywhere(apps, me, 401, Date.now());
+      });
+    }
+  });
+}
+
+suite('pglite');
+if (process.env.TEST_DATABASE_URL) suite('postgres');

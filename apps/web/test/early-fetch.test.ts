@@ -26,7 +26,10 @@ describe('early fetch', () => {
 
   it('does not hand out an answer older than 15 s', () => {
     vi.useFakeTimers();
-    vi.stubGlobal('fetch', vi.fn(async () => new Response('{}')));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('{}')),
+    );
     fetchEarly('/api/auth/me', null);
     vi.advanceTimersByTime(15_001);
     expect(takeEarly('/api/auth/me')).toBeUndefined();

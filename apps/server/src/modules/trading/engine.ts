@@ -98,11 +98,12 @@ export class TradingEngine {
       { db: this.deps.db, log: this.deps.log },
       { ...options, now: options.now ?? this.now() },
     );
-    if (report.settled.length > 0) await this.publishSettled(report);
+    if (report.settled.length > 0) await this.announceSettled(report);
     return report;
   }
 
-  private async publishSettled(report: SettleReport): Promise<void> {
+  /** Tells each owner of what a settlement run settled (after its commits; the bench times it apart). */
+  async announceSettled(report: SettleReport): Promise<void> {
     try {
       // The settlement handed back each trade as it left it and its owner: nothing is read again here.
       for (const s of report.settled) {

@@ -20,11 +20,13 @@ export function CommentsCard({ clientId, timeZone }: { clientId: number; timeZon
   const submit = (event: React.FormEvent) => {
     event.preventDefault();
     if (!text.trim()) return;
+    const sent = text;
     add.mutate(
       { text, is_pinned: pinned },
       {
         onSuccess: () => {
-          setText('');
+          // Cleared only if it still holds what was sent: what the user has typed since is kept.
+          setText((current) => (current === sent ? '' : current));
           setPinned(false);
         },
       },

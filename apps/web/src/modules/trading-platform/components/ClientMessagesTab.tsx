@@ -136,7 +136,8 @@ function MessagesForm() {
       {
         onSuccess: () => {
           notifications.show({ color: 'green', message: t('tradingPlatform.messages.sent') });
-          setText('');
+          // Cleared only if it still holds what was sent: what the user has typed since is kept.
+          setText((current) => (current.trim() === content ? '' : current));
         },
         onError: (error) => {
           console.error('Client message failed', error);

@@ -8,6 +8,7 @@ import { MEASUREMENT_LINE } from './support.js';
 export interface Bench {
   name: string;
   args: string[];
+  /** Laid over the environment; an empty value removes the variable (the PGlite run must not see a database URL). */
   env?: Record<string, string>;
 }
 
@@ -17,7 +18,7 @@ export interface Bench {
  */
 export function benches(url: string, clientsUrl = url): Bench[] {
   return [
-    { name: 'trading (PGlite)', args: ['bench/trading-engine.ts'] },
+    { name: 'trading (PGlite)', args: ['bench/trading-engine.ts'], env: { BENCH_DATABASE_URL: '' } },
     { name: 'trading (PostgreSQL)', args: ['bench/trading-engine.ts'], env: { BENCH_DATABASE_URL: url } },
     { name: 'clients', args: ['bench/clients-list.ts', clientsUrl] },
     { name: 'import', args: ['bench/import.ts'], env: { BENCH_DATABASE_URL: url } },
@@ -35,8 +36,10 @@ export function runBench(
 ): Promise<{ code: number | null; out: string; seconds: number; lines: string[] }> {
   return new Promise((resolve) => {
     const started = performance.now();
+    const merged: NodeJS.ProcessEnv = { ...process.env, ...bench.env, ...env };
+    for (const [key, value] of Object.entries(merged)) if (value === '') delete merged[key];
     const child = spawn(process.execPath, ['--import', 'tsx', ...bench.args], {
-      env: { ...process.env, ...bench.env, ...env },
+      env: merged,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

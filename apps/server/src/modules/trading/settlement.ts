@@ -6,33 +6,51 @@ import type { Trx } from '../ledger/service.js';
 
 /**
  * The trade columns the settlement hands back with each settled trade (the trade.settled event is built from them, so
- * the worker does not read the trades again after commit). Bigints and numerics travel as text, as the driver gives
- * them (JSON numbers would round them); timestamps as ISO text.
+ * the worker does not read the trades again after commit), as one JSON array per trade in this order: positional and
+ * compact, since building and parsing them is a part of the batch's time. Bigints and numerics travel as text, as the
+ * driver gives them (JSON numbers would round them); timestamps as epoch milliseconds (every trade time is a
+ * JavaScript Date's, whole milliseconds), which cost less to write and to read back than ISO text.
  */
-const TRADE_COLUMNS: [column: keyof TradeRow, asText: boolean][] = [
-  ['id', true],
-  ['account_id', true],
-  ['asset', false],
-  ['direction', false],
-  ['amount_cents', true],
-  ['duration_seconds', false],
-  ['status', false],
-  ['payout_percentage', false],
-  ['strike_price', true],
-  ['strike_at', false],
-  ['close_price', true],
-  ['close_at', false],
-  ['profit_cents', true],
-  ['created_at', false],
-  ['expires_at', false],
-  ['settled_at', false],
-  ['backfilled', false],
-  ['void_reason', false],
-  ['voided_by', false],
+const TRADE_COLUMNS: [column: keyof TradeRow, as: 'text' | 'json' | 'ms'][] = [
+  ['id', 'text'],
+  ['account_id', 'text'],
+  ['asset', 'json'],
+  ['direction', 'json'],
+  ['amount_cents', 'text'],
+  ['duration_seconds', 'json'],
+  ['status', 'json'],
+  ['payout_percentage', 'json'],
+  ['strike_price', 'text'],
+  ['strike_at', 'ms'],
+  ['close_price', 'text'],
+  ['close_at', 'ms'],
+  ['profit_cents', 'text'],
+  ['created_at', 'ms'],
+  ['expires_at', 'ms'],
+  ['settled_at', 'ms'],
+  ['backfilled', 'json'],
+  ['void_reason', 'json'],
+  ['voided_by', 'json'],
 ];
 const TRADE_JSON = sql.join(
-  TRADE_COLUMNS.map(([col, asText]) => sql`${sql.lit(col)}, c.${sql.ref(col)}${asText ? sql`::text` : sql``}`),
+  TRADE_COLUMNS.map(([col, as]) =>
+    as === 'text'
+      ? sql`c.${sql.ref(col)}::text`
+      : as === 'ms'
+        ? sql`floor(extract(epoch from c.${sql.ref(col)}) * 1000)::float8`
+        : sql`c.${sql.ref(col)}`,
+  ),
 );
+
+/** A trade's row from its TRADE_COLUMNS array. */
+function tradeFromJson(values: unknown[]): TradeRow {
+  const row: Record<string, unknown> = {};
+  TRADE_COLUMNS.forEach(([col, as], i) => {
+    const value = values[i];
+    row[col] = as === 'ms' && value !== null ? new Date(value as number) : value;
+  });
+  return row as TradeRow;
+}
 
 /** A feed that has not passed a trade's expiry for this long is not waited for any more. */
 export const SETTLEMENT_GRACE_MS = 5000;
@@ -112,7 +130,7 @@ interface BatchRow {
   claimed: number;
   ready: number;
   last: [string, number] | null;
-  settled: [number, number, SettledTradeStatus, number, number, TradeRow, string | null][] | null;
+  settled: [number, number, SettledTradeStatus, number, number, unknown[], string | null][] | null;
 }
 
 /**
@@ -193,7 +211,7 @@ async function settleBatch(
            (select count(*) from ready)::int as ready,
            (select json_build_array(expires_at, id) from due order by expires_at desc, id desc limit 1) as last,
            (select json_agg(json_build_array(c.id, c.account_id, c.result, c.credit, c.profit,
-                                             json_build_object(${TRADE_JSON}),
+                                             json_build_array(${TRADE_JSON}),
                                              a.user_id)
                             order by c.account_id, c.id)
               from closed c join trading_accounts a on a.id = c.account_id) as settled`.execute(trx);
@@ -204,7 +222,7 @@ async function settleBatch(
     status,
     creditCents: Number(creditCents),
     profitCents: Number(profitCents),
-    row: trade,
+    row: tradeFromJson(trade),
     ownerId,
   }));
   return {

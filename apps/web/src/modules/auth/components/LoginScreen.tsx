@@ -60,7 +60,7 @@ export function LoginScreen() {
   };
 
   return (
-    <Center mih="100dvh" p="md">
+    <Center component="main" mih="100dvh" p="md">
       <Box w="100%" maw={420}>
         <Group justify="flex-end" mb="sm" gap="xs">
           <LanguageSwitch />
@@ -74,7 +74,9 @@ export function LoginScreen() {
           ) : (
             <>
               <Stack gap={4} mb="lg" align="center">
-                <Title order={2}>{t('login.title')}</Title>
+                <Title order={1} size="h2">
+                  {t('login.title')}
+                </Title>
                 <Text c="dimmed">{t('login.subtitle')}</Text>
               </Stack>
               <form onSubmit={submit} noValidate data-testid="login-form">

@@ -17,6 +17,7 @@ import {
   Stack,
   Tabs,
   Text,
+  Title,
   Tooltip,
   UnstyledButton,
   VisuallyHidden,
@@ -293,7 +294,10 @@ export function TradingScreen({
         </Container>
       )}
 
-      <Container size="xl" pt="md" pb={bar ? TRADE_BAR_SPACE : 'md'}>
+      <Container component="main" size="xl" pt="md" pb={bar ? TRADE_BAR_SPACE : 'md'}>
+        <VisuallyHidden>
+          <Title order={1}>{t('screen.title')}</Title>
+        </VisuallyHidden>
         <Grid gutter="md">
           <Grid.Col span={{ base: 12, md: 4, lg: 3 }} order={{ base: 2, md: 1 }}>
             <Stack>

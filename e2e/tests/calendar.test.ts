@@ -42,9 +42,17 @@ describe.runIf(browserAvailable())('reminder calendar', () => {
     });
     const clientId = ((await created.json()) as { id: number }).id;
     const tag = `cal-${Date.now()}`;
+    // Tomorrow is a day in the business zone (Europe/Kyiv), which late in the UTC evening is already a day ahead of UTC.
+    const tomorrow = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Kyiv' }).format(
+      new Date(Date.now() + 24 * 3600_000),
+    );
+    const utcNoon = Date.parse(`${tomorrow}T12:00:00Z`);
+    const kyivHourAtUtcNoon = Number(
+      new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Kyiv', hour: '2-digit', hourCycle: 'h23' }).format(utcNoon),
+    );
+    const kyivNoon = utcNoon - (kyivHourAtUtcNoon - 12) * 3600_000;
     for (const [i, hour] of [9, 11, 13].entries()) {
-      const at = new Date(Date.now() + 24 * 3600_000);
-      at.setUTCHours(hour, 0, 0, 0);
+      const at = new Date(kyivNoon + (hour - 12) * 3600_000);
       const res = await page.request.post(`${server.url}/api/clients/${clientId}/reminders`, {
         headers: { origin: server.url },
         data: { title: `${tag} #${i + 1}`, description: 'e2e', scheduled_time: at.toISOString() },
@@ -78,9 +86,6 @@ describe.runIf(browserAvailable())('reminder calendar', () => {
     }
 
     // Range: tomorrow only, oldest first: ours in time order.
-    const tomorrow = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Kyiv' }).format(
-      new Date(Date.now() + 24 * 3600_000),
-    );
     await page.getByTestId('calendar-period').getByText('Диапазон дат').click();
     // Issue 15 defect 13: the date fields read and show DD.MM.YYYY, not the browser's mm/dd/yyyy.
     const tomorrowRu = tomorrow.split('-').reverse().join('.');

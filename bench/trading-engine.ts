@@ -20,7 +20,7 @@
  * With BENCH_DATABASE_URL the bench creates its own database next to the one named (and drops it at the end).
  * BENCH_TRADES (default 2000) sets the number of HTTP trades per phase, BENCH_SETTLE (default 100000) the settlement size.
  * BENCH_ONLY=settle runs only the settlement part, BENCH_ONLY=place only the place-trade part; BENCH_SETTLE_BATCH sets
- * the worker's batch size (default: the engine's). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per
+ * the worker's batch size (default: the engine's), BENCH_SETTLE_LANES its lanes (default: the engine's for the database). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per
  * place-trade request (counted through the pool's query method).
  */
 import { randomBytes } from 'node:crypto';
@@ -38,7 +38,7 @@ import { migrate, type Db, type DbHandle } from '../apps/server/src/platform/db/
 import { PGliteDialect } from '../apps/server/src/platform/db/pglite-dialect.js';
 import type { Database } from '../apps/server/src/platform/db/types.js';
 import { postEntry, reconcile, tradeStakeStatement } from '../apps/server/src/modules/ledger/service.js';
-import { settleDueTrades } from '../apps/server/src/modules/trading/settlement.js';
+import { settleDueTrades, settlementLanes } from '../apps/server/src/modules/trading/settlement.js';
 import { testConfig } from '../apps/server/test/helpers.js';
 import { benchSize, guardLoad, printMarkdown, report } from './support.js';
 
@@ -465,6 +465,7 @@ async function main(): Promise<void> {
     {
       now: new Date(E1.getTime() + 2000),
       batchSize: process.env.BENCH_SETTLE_BATCH ? Number(process.env.BENCH_SETTLE_BATCH) : undefined,
+      lanes: process.env.BENCH_SETTLE_LANES ? Number(process.env.BENCH_SETTLE_LANES) : settlementLanes(handle.kind),
     },
   );
   const engineSeconds = (performance.now() - engineStart) / 1000;

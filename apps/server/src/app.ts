@@ -149,7 +149,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   });
 
   // With a database URL, several processes may share the database: the engine elects one price-feed leader.
-  const engine = new TradingEngine({ db: deps.db, config, log: app.log, bus, databaseUrl });
+  const engine = new TradingEngine({ db: deps.db, config, log: app.log, bus, dbKind: database.kind, databaseUrl });
   app.decorate('engine', engine);
   app.addHook('onClose', async () => {
     await engine.stop();

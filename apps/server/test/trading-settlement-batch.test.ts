@@ -161,6 +161,18 @@ describe.each(dbKinds())('batch settlement on %s', (kind) => {
     // The same events as trade-by-trade settlement: trade.settled per trade, balance.changed per account.
     const settledEvents = events.filter((e) => e.type === 'trade.settled');
     expect(settledEvents).toHaveLength(ids.length);
+    // Each event's trade (rebuilt from the batch's compact answer: the close per asset and expiry, the rest per trade)
+    // is the trade exactly as its owner's list shows it, for both assets and every result.
+    const listed = new Map<number, unknown>();
+    for (const who of [alice, bob]) {
+      const res = await app.t.inject({ method: 'GET', url: '/api/trading/trades?per_page=100', token: who.token });
+      expect(res.statusCode, res.body).toBe(200);
+      for (const trade of res.json().items as { id: number }[]) listed.set(trade.id, trade);
+    }
+    for (const e of settledEvents) {
+      const { trade } = ('payload' in e ? e.payload : {}) as { trade: { id: number } };
+      expect(trade).toEqual(listed.get(trade.id));
+    }
     const balanceEvents = events.filter((e) => e.type === 'balance.changed');
     const balanceOf = (e: BusEvent) => ('payload' in e ? e.payload : {}) as { account_id?: number; balance?: number };
     expect(balanceEvents.map((e) => balanceOf(e).account_id).sort()).toEqual([alice.accountId, bob.accountId].sort());
@@ -202,10 +214,11 @@ describe.each(dbKinds())('batch settlement on %s', (kind) => {
       app.clock.set(now.getTime());
       await app.pump();
       // Small batches, so each settler's batches hold trades of both accounts; a place-trade on the same accounts
-      // meanwhile (accounts are locked in id order everywhere, so nothing deadlocks).
+      // meanwhile (accounts are locked in id order everywhere, so nothing deadlocks). The settlers split the trades
+      // into lanes differently (by account_id % 2, % 3, one lane), so lanes of one meet the others' trades too.
       const [a, b, c, placed] = await Promise.all([
-        settleDueTrades({ db: app.t.db }, { now, batchSize: 9 }),
-        settleDueTrades({ db: other.db }, { now, batchSize: 6 }),
+        settleDueTrades({ db: app.t.db }, { now, batchSize: 9, lanes: 2 }),
+        settleDueTrades({ db: other.db }, { now, batchSize: 6, lanes: 3 }),
         settleDueTrades({ db: other.db }, { now, batchSize: 13 }),
         placeTrade(app.t, alice.token, { direction: 'call', amount: 1, duration: 300, asset: 'EURUSD' }),
       ]);

@@ -9,7 +9,7 @@ import { createPriceSource } from '../prices/factory.js';
 import { PriceService } from '../prices/service.js';
 import { systemClock, type Clock } from '../prices/source.js';
 import { toClientTrade } from './mappers.js';
-import { settleDueTrades, type SettleOptions, type SettleReport } from './settlement.js';
+import { settleDueTrades, settlementLanes, type SettleOptions, type SettleReport } from './settlement.js';
 import type { TradingDeps } from './service.js';
 
 const HOUR = 3_600_000;
@@ -39,6 +39,7 @@ export class TradingEngine {
       config: Config;
       log: FastifyBaseLogger;
       bus: EventBus;
+      dbKind: 'pglite' | 'postgres';
       databaseUrl?: string | undefined;
     },
   ) {
@@ -96,7 +97,7 @@ export class TradingEngine {
   async settleDueTrades(options: Partial<SettleOptions> = {}): Promise<SettleReport> {
     const report = await settleDueTrades(
       { db: this.deps.db, log: this.deps.log },
-      { ...options, now: options.now ?? this.now() },
+      { lanes: settlementLanes(this.deps.dbKind), ...options, now: options.now ?? this.now() },
     );
     if (report.settled.length > 0) await this.announceSettled(report);
     return report;

@@ -4,64 +4,66 @@ import type { Db } from '../../platform/db/index.js';
 import type { TradeRow } from '../../platform/db/types.js';
 import type { Trx } from '../ledger/service.js';
 
-/**
- * The trade columns the settlement hands back with each settled trade (the trade.settled event is built from them, so
- * the worker does not read the trades again after commit), as one JSON array per trade in this order: positional and
- * compact, since building and parsing them is a part of the batch's time. Bigints and numerics travel as text, as the
- * driver gives them (JSON numbers would round them); timestamps as epoch milliseconds (every trade time is a
- * JavaScript Date's, whole milliseconds), which cost less to write and to read back than ISO text.
- */
-const TRADE_COLUMNS: [column: keyof TradeRow, as: 'text' | 'json' | 'ms'][] = [
-  ['id', 'text'],
-  ['account_id', 'text'],
-  ['asset', 'json'],
-  ['direction', 'json'],
-  ['amount_cents', 'text'],
-  ['duration_seconds', 'json'],
-  ['status', 'json'],
-  ['payout_percentage', 'json'],
-  ['strike_price', 'text'],
-  ['strike_at', 'ms'],
-  ['close_price', 'text'],
-  ['close_at', 'ms'],
-  ['profit_cents', 'text'],
-  ['created_at', 'ms'],
-  ['expires_at', 'ms'],
-  ['settled_at', 'ms'],
-  ['backfilled', 'json'],
-  ['void_reason', 'json'],
-  ['voided_by', 'json'],
-];
-const TRADE_JSON = sql.join(
-  TRADE_COLUMNS.map(([col, as]) =>
-    as === 'text'
-      ? sql`c.${sql.ref(col)}::text`
-      : as === 'ms'
-        ? sql`floor(extract(epoch from c.${sql.ref(col)}) * 1000)::float8`
-        : sql`c.${sql.ref(col)}`,
-  ),
-);
+/** Epoch milliseconds of a timestamp column (every trade time is a JavaScript Date's: whole milliseconds). */
+const ms = (column: string) => sql`floor(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
 
-/** A trade's row from its TRADE_COLUMNS array. */
-function tradeFromJson(values: unknown[]): TradeRow {
-  const row: Record<string, unknown> = {};
-  TRADE_COLUMNS.forEach(([col, as], i) => {
-    const value = values[i];
-    row[col] = as === 'ms' && value !== null ? new Date(value as number) : value;
-  });
-  return row as TradeRow;
-}
+/**
+ * What a batch hands back for the trade.settled events, so the worker does not read the trades again after commit,
+ * kept as small as the event allows (building and parsing it is a part of the batch's time): each (asset, expiry) of
+ * the batch once, with its close price and time, and per settled trade a positional array of what is its own.
+ * Bigints and numerics travel as text (JSON numbers would round them), times as epoch milliseconds.
+ */
+type BatchKey = [asset: string, expiresAt: number, closePrice: string | null, closeAt: number | null];
+type BatchTrade = [
+  id: number,
+  accountId: number,
+  status: SettledTradeStatus,
+  creditCents: number,
+  profitCents: number,
+  ownerId: string | null,
+  key: number,
+  direction: 'call' | 'put',
+  amountCents: string,
+  durationSeconds: number,
+  payoutPercentage: number,
+  strikePrice: string,
+  strikeAt: number,
+  createdAt: number,
+  backfilled: boolean,
+];
 
 /** A feed that has not passed a trade's expiry for this long is not waited for any more. */
 export const SETTLEMENT_GRACE_MS = 5000;
 
 /** Trades claimed and settled per transaction: one statement per batch whatever its size (see settleBatch). */
-export const SETTLEMENT_BATCH_SIZE = 1000;
+export const SETTLEMENT_BATCH_SIZE = 2500;
+
+/**
+ * Lanes settled side by side on PostgreSQL (issue 12, item 2): the due trades are split by account (account_id %
+ * lanes), each lane runs its batches on its own connection, and no two lanes ever lock the same account, so the
+ * database settles them on two cores at once. The embedded database has one connection, where lanes would only take
+ * turns (and measured slower): one lane there.
+ */
+export function settlementLanes(kind: 'pglite' | 'postgres'): number {
+  return kind === 'postgres' ? 2 : 1;
+}
 
 export interface SettleOptions {
   now: Date;
   batchSize?: number;
   graceMs?: number;
+  /** Lanes settled side by side (default 1; the engine uses settlementLanes). */
+  lanes?: number;
+}
+
+interface Lane {
+  lane: number;
+  of: number;
+}
+
+/** The lane's condition on a trade row `t` (every trade is in exactly one lane). */
+function inLane(lane: Lane) {
+  return lane.of > 1 ? sql`and t.account_id % ${lane.of} = ${lane.lane}` : sql``;
 }
 
 export interface SettledTrade {
@@ -89,11 +91,12 @@ interface Cursor {
 }
 
 /** The ids of the due active trades of one batch, without claiming them (the fallback then claims each alone). */
-async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null): Promise<Cursor[]> {
+async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null, lane: Lane): Promise<Cursor[]> {
   const result = await sql<{ id: string | number; expires_at: Date | string }>`
     select t.id, t.expires_at from trades t
     where t.status = 'active' and t.expires_at <= ${now.toISOString()}::timestamptz
       ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
+      ${inLane(lane)}
     order by t.expires_at, t.id
     limit ${limit}`.execute(db);
   return result.rows.map((r) => ({ id: Number(r.id), expiresAt: new Date(r.expires_at).toISOString() }));
@@ -130,7 +133,8 @@ interface BatchRow {
   claimed: number;
   ready: number;
   last: [string, number] | null;
-  settled: [number, number, SettledTradeStatus, number, number, unknown[], string | null][] | null;
+  keys: BatchKey[] | null;
+  settled: BatchTrade[] | null;
 }
 
 /**
@@ -144,25 +148,27 @@ interface BatchRow {
  */
 async function settleBatch(
   trx: Trx,
-  options: { now: Date; limit: number; after: Cursor | null; onlyId?: number; graceMs: number },
+  options: { now: Date; limit: number; after: Cursor | null; onlyId?: number; graceMs: number; lane: Lane },
 ): Promise<{ claimed: number; settled: SettledTrade[]; waiting: number; last: Cursor | null }> {
   const now = options.now.toISOString();
   const ripe = new Date(options.now.getTime() - options.graceMs).toISOString();
   const { after, onlyId } = options;
   const result = await sql<BatchRow>`
     with due as (
-      select t.id, t.account_id, t.asset, t.direction, t.amount_cents, t.payout_percentage, t.strike_price, t.expires_at
+      select t.id, t.account_id, t.asset, t.direction, t.amount_cents, t.payout_percentage, t.strike_price, t.expires_at,
+             t.duration_seconds, t.strike_at, t.created_at, t.backfilled
       from trades t
       where t.status = 'active' and t.expires_at <= ${now}::timestamptz
         ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
         ${onlyId !== undefined ? sql`and t.id = ${onlyId}` : sql``}
+        ${inLane(options.lane)}
       order by t.expires_at, t.id
       limit ${options.limit}
       for update of t skip locked
     ), keys as (
       select distinct asset, expires_at from due
     ), closing as (
-      select k.asset, k.expires_at, c.price, c.at,
+      select k.asset, k.expires_at, c.price, c.at, (row_number() over () - 1)::int as k,
              exists (select 1 from price_ticks n where n.symbol = k.asset and n.at > k.expires_at) as feed_passed
       from keys k
       left join lateral (
@@ -172,6 +178,7 @@ async function settleBatch(
       ) c on true
     ), ready as (
       select d.id, d.account_id, d.direction, d.amount_cents, d.payout_percentage, d.strike_price,
+             d.duration_seconds, d.strike_at, d.created_at, d.backfilled, c.k,
              c.price as close_price, c.at as close_at
       from due d join closing c on c.asset = d.asset and c.expires_at = d.expires_at
       where c.price is not null and (c.feed_passed or d.expires_at <= ${ripe}::timestamptz)
@@ -184,7 +191,7 @@ async function settleBatch(
           settled_at = ${now}::timestamptz
       from outcome o
       where t.id = o.id and t.status = 'active'
-      returning t.*, o.result, o.profit, o.credit
+      returning o.*
     ), credits as (
       -- No trade:<id>:settle entry can exist for a trade still active (a void closes the trade as it posts it), so a
       -- clash of the unique reference would abort the batch (then settled one by one) rather than pay twice.
@@ -210,21 +217,55 @@ async function settleBatch(
     select (select count(*) from due)::int as claimed,
            (select count(*) from ready)::int as ready,
            (select json_build_array(expires_at, id) from due order by expires_at desc, id desc limit 1) as last,
-           (select json_agg(json_build_array(c.id, c.account_id, c.result, c.credit, c.profit,
-                                             json_build_array(${TRADE_JSON}),
-                                             a.user_id)
+           (select json_agg(json_build_array(asset, ${ms('expires_at')}, price::text, ${ms('at')}) order by k)
+              from closing) as keys,
+           (select json_agg(json_build_array(c.id, c.account_id, c.result, c.credit, c.profit, a.user_id, c.k,
+                                             c.direction, c.amount_cents::text, c.duration_seconds,
+                                             c.payout_percentage, c.strike_price::text, ${ms('c.strike_at')},
+                                             ${ms('c.created_at')}, c.backfilled)
                             order by c.account_id, c.id)
               from closed c join trading_accounts a on a.id = c.account_id) as settled`.execute(trx);
   const row = result.rows[0]!;
-  const settled = (row.settled ?? []).map(([id, accountId, status, creditCents, profitCents, trade, ownerId]) => ({
-    id: Number(id),
-    accountId: Number(accountId),
-    status,
-    creditCents: Number(creditCents),
-    profitCents: Number(profitCents),
-    row: tradeFromJson(trade),
-    ownerId,
+  const settledAt = options.now;
+  const keys = (row.keys ?? []).map(([asset, expiresAt, closePrice, closeAt]) => ({
+    asset,
+    expiresAt: new Date(expiresAt),
+    closePrice,
+    closeAt: closeAt === null ? null : new Date(closeAt),
   }));
+  const settled = (row.settled ?? []).map((t): SettledTrade => {
+    const [id, accountId, status, creditCents, profitCents, ownerId, k] = t;
+    const key = keys[k]!;
+    return {
+      id: Number(id),
+      accountId: Number(accountId),
+      status,
+      creditCents: Number(creditCents),
+      profitCents: Number(profitCents),
+      row: {
+        id: String(id),
+        account_id: String(accountId),
+        asset: key.asset,
+        direction: t[7],
+        amount_cents: t[8],
+        duration_seconds: t[9],
+        payout_percentage: t[10],
+        strike_price: t[11],
+        strike_at: new Date(t[12]),
+        expires_at: key.expiresAt,
+        status,
+        close_price: key.closePrice,
+        close_at: key.closeAt,
+        profit_cents: String(profitCents),
+        settled_at: settledAt,
+        backfilled: t[14],
+        void_reason: null,
+        voided_by: null,
+        created_at: new Date(t[13]),
+      },
+      ownerId,
+    };
+  });
   return {
     claimed: row.claimed,
     settled,
@@ -239,11 +280,27 @@ async function settleBatch(
  * all of one batch in one transaction. Safe to run in several processes at once and after a crash: trades are
  * claimed with SKIP LOCKED, the update is guarded by status = 'active', and the ledger reference is unique.
  * A trade waits while there is no price at or before its expiry, or while the feed has not yet stored a tick after
- * its expiry (for at most `graceMs`), so a tick still on its way to the database cannot be missed.
+ * its expiry (for at most `graceMs`), so a tick still on its way to the database cannot be missed. With `lanes` the
+ * trades are settled in that many lanes side by side, split by account (each account's trades in one lane, in order).
  */
 export async function settleDueTrades(
   deps: { db: Db; log?: { error(obj: object, msg: string): void } },
   options: SettleOptions,
+): Promise<SettleReport> {
+  const of = Math.max(1, Math.floor(options.lanes ?? 1));
+  const reports = await Promise.all(Array.from({ length: of }, (_, lane) => settleLane(deps, options, { lane, of })));
+  return {
+    settled: reports.flatMap((r) => r.settled),
+    waiting: reports.reduce((n, r) => n + r.waiting, 0),
+    failed: reports.reduce((n, r) => n + r.failed, 0),
+  };
+}
+
+/** One lane's due trades, batch after batch (see settleDueTrades). */
+async function settleLane(
+  deps: { db: Db; log?: { error(obj: object, msg: string): void } },
+  options: SettleOptions,
+  lane: Lane,
 ): Promise<SettleReport> {
   const batchSize = options.batchSize ?? SETTLEMENT_BATCH_SIZE;
   const graceMs = options.graceMs ?? SETTLEMENT_GRACE_MS;
@@ -255,17 +312,19 @@ export async function settleDueTrades(
     try {
       batch = await deps.db
         .transaction()
-        .execute((trx) => settleBatch(trx, { now: options.now, limit: batchSize, after: cursor, graceMs }));
+        .execute((trx) => settleBatch(trx, { now: options.now, limit: batchSize, after: cursor, graceMs, lane }));
     } catch (err) {
       // One bad trade must not hold up the others: settle this batch's trades one per transaction.
       deps.log?.error({ err }, 'settlement batch failed; settling its trades one by one');
-      const ids = await dueIds(deps.db, options.now, batchSize, cursor);
+      const ids = await dueIds(deps.db, options.now, batchSize, cursor, lane);
       batch = { claimed: ids.length, settled: [], waiting: 0, last: null };
       for (const id of ids) {
         try {
           const single = await deps.db
             .transaction()
-            .execute((trx) => settleBatch(trx, { now: options.now, limit: 1, after: null, onlyId: id.id, graceMs }));
+            .execute((trx) =>
+              settleBatch(trx, { now: options.now, limit: 1, after: null, onlyId: id.id, graceMs, lane }),
+            );
           batch.settled.push(...single.settled);
           batch.waiting += single.waiting;
         } catch (singleErr) {

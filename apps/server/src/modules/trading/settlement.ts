@@ -72,7 +72,7 @@ export interface SettledTrade {
   status: SettledTradeStatus;
   creditCents: number;
   profitCents: number;
-  /** The trade's row as the settlement left it (timestamps as ISO text), for the trade.settled event. */
+  /** The trade's row as the settlement left it (rebuilt from the batch's compact answer), for the trade.settled event. */
   row: TradeRow;
   /** The user who owns the trade's account (null: an account without a user), who is told of it. */
   ownerId: string | null;

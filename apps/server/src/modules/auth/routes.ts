@@ -17,6 +17,7 @@ import {
   registerStaffRequestSchema,
   sessionResponseSchema,
   staffMemberSchema,
+  type FailedAttempts,
 } from '@brokerage/shared';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -57,6 +58,21 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
   const meta = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] });
 
   /** A sign-in delay answers 429 with Retry-After (seconds) and a detail naming the wait. */
+  /** A sign-in that ends in a session: the cookie set, and the same token, the user and the failures since the last. */
+  function sessionAnswer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: { token: string; user: Parameters<typeof toUser>[0]; failedAttempts?: FailedAttempts | null | undefined },
+  ) {
+    setSessionCookie(request, reply, done.token, done.user.role);
+    return {
+      access_token: done.token,
+      token_type: 'bearer' as const,
+      user: toUser(done.user),
+      ...(done.failedAttempts ? { failed_attempts: done.failedAttempts } : {}),
+    };
+  }
+
   async function withDelayHeader<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -91,13 +107,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
           ? { enrollment_required: true as const, challenge: outcome.challenge }
           : { otp_required: true as const, challenge: outcome.challenge };
       }
-      setSessionCookie(request, reply, outcome.token, outcome.user.role);
-      return {
-        access_token: outcome.token,
-        token_type: 'bearer' as const,
-        user: toUser(outcome.user),
-        ...(outcome.failedAttempts ? { failed_attempts: outcome.failedAttempts } : {}),
-      };
+      return sessionAnswer(request, reply, outcome);
     },
   );
 
@@ -114,13 +124,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     },
     async (request, reply) => {
       const done = await withDelayHeader(reply, () => loginWithCode(deps, request.body, meta(request)));
-      setSessionCookie(request, reply, done.token, done.user.role);
-      return {
-        access_token: done.token,
-        token_type: 'bearer' as const,
-        user: toUser(done.user),
-        ...(done.failedAttempts ? { failed_attempts: done.failedAttempts } : {}),
-      };
+      return sessionAnswer(request, reply, done);
     },
   );
 
@@ -155,14 +159,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const done = await withDelayHeader(reply, () => confirmWithChallenge(deps, request.body, meta(request)));
-      setSessionCookie(request, reply, done.token, done.user.role);
-      return {
-        access_token: done.token,
-        token_type: 'bearer' as const,
-        user: toUser(done.user),
-        ...(done.failedAttempts ? { failed_attempts: done.failedAttempts } : {}),
-        recovery_codes: done.recoveryCodes,
-      };
+      return { ...sessionAnswer(request, reply, done), recovery_codes: done.recoveryCodes };
     },
   );
 

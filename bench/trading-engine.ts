@@ -24,6 +24,7 @@
  * place-trade request (counted through the pool's query method).
  */
 import { randomBytes } from 'node:crypto';
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -385,6 +386,30 @@ async function main(): Promise<void> {
     const floor = await measure(TRADES, 1, trade);
     port = appPort;
     await bare.close();
+    // The same one-at-a-time calls from a client process of their own: the HTTP client's own work (building the
+    // request, parsing the answer) then runs on the other core instead of between the server's turns.
+    const child = fork(path.join(path.dirname(new URL(import.meta.url).pathname), 'http-client.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+    });
+    const ask = (n: number, concurrency: number) =>
+      new Promise<Run>((resolve, reject) => {
+        child.once('message', (m: Run & { ok: boolean; error?: string }) =>
+          m.ok ? resolve(m) : reject(new Error(m.error)),
+        );
+        child.send({ cmd: 'run', port, tokens: clients.map((c) => c.token), n, concurrency });
+      });
+    await ask(Math.min(TRADES, 1000), 1);
+    const apart = await ask(TRADES, 1);
+    const apartBase = await measure(TRADES, 1, direct);
+    child.send({ cmd: 'close' });
+    report(
+      'place-trade one at a time, client in its own process: throughput',
+      apart.perSecond,
+      apartBase.perSecond,
+      'req/s',
+    );
+    report('place-trade one at a time, client in its own process: p50 latency', apart.p50, apartBase.p50, 'ms', 2);
+
     console.log(
       `  (HTTP floor: the same call to a bare Fastify route, no database: p50 ${floor.p50.toFixed(2)} ms, ` +
         `${floor.perSecond.toFixed(0)} req/s; statement p50 + floor = ${(seqBase.p50 + floor.p50).toFixed(2)} ms, ` +

@@ -41,6 +41,7 @@ import { PGliteDialect } from '../apps/server/src/platform/db/pglite-dialect.js'
 import type { Database } from '../apps/server/src/platform/db/types.js';
 import { postEntry, reconcile, tradeStakeStatement } from '../apps/server/src/modules/ledger/service.js';
 import { settleDueTrades, settlementLanes } from '../apps/server/src/modules/trading/settlement.js';
+import { placeTrade } from '../apps/server/src/modules/trading/service.js';
 import { testConfig } from '../apps/server/test/helpers.js';
 import { benchSize, guardLoad, printMarkdown, report } from './support.js';
 
@@ -409,6 +410,42 @@ async function main(): Promise<void> {
       'req/s',
     );
     report('place-trade one at a time, client in its own process: p50 latency', apart.p50, apartBase.p50, 'ms', 2);
+
+    // Where the rest goes, a layer at a time, one at a time beside the raw statement: the same statement run through
+    // the app's Kysely (driver and builder), then the place-trade service itself called directly (no HTTP, no hooks).
+    const deps = app.engine.tradingDeps();
+    const viaKysely = async (i: number) => {
+      const c = clients[i % clients.length]!;
+      const { rows } = await tradeStakeStatement({
+        userId: c.userId,
+        allowed: true,
+        amountCents: (1 + (i % 50)) * 100,
+        asset: 'EURUSD',
+        direction: i % 2 ? 'call' : 'put',
+        durationSeconds: 5,
+        strikePrice: quote.price,
+        strikeAt: quote.at,
+        expiresAt: new Date(now + 5000),
+        now: new Date(now),
+      }).execute(db);
+      if (rows[0]?.balance_after_cents == null) throw new Error('the statement placed no trade');
+    };
+    const viaService = async (i: number) => {
+      const c = clients[i % clients.length]!;
+      await placeTrade(deps, db, c.userId, {
+        direction: i % 2 ? 'call' : 'put',
+        amount: 1 + (i % 50),
+        duration: 5,
+        asset: 'EURUSD',
+      });
+    };
+    await measure(500, 1, viaKysely);
+    await measure(500, 1, viaService);
+    const layerKysely = await measure(TRADES, 1, viaKysely);
+    const layerService = await measure(TRADES, 1, viaService);
+    const layerBase = await measure(TRADES, 1, direct);
+    report('place-trade layers, p50: the statement through Kysely', layerKysely.p50, layerBase.p50, 'ms', 2);
+    report('place-trade layers, p50: the service called directly', layerService.p50, layerBase.p50, 'ms', 2);
 
     console.log(
       `  (HTTP floor: the same call to a bare Fastify route, no database: p50 ${floor.p50.toFixed(2)} ms, ` +

@@ -20,8 +20,13 @@
  * With BENCH_DATABASE_URL the bench creates its own database next to the one named (and drops it at the end).
  * BENCH_TRADES (default 2000) sets the number of HTTP trades per phase, BENCH_SETTLE (default 100000) the settlement size.
  * BENCH_ONLY=settle runs only the settlement part, BENCH_ONLY=place only the place-trade part; BENCH_SETTLE_BATCH sets
- * the worker's batch size (default: the engine's), BENCH_SETTLE_LANES its lanes (default: the engine's for the database). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per
- * place-trade request (counted through the pool's query method).
+ * the worker's batch size (default: the engine's), BENCH_SETTLE_LANES its lanes (default: the engine's for the
+ * database). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per place-trade request (counted through
+ * the pool's query method).
+ *
+ * To show where place-trade's time goes, the bench also measures, one call at a time: the same call to a bare Fastify
+ * route (the HTTP floor), the calls from a client process of their own (bench/http-client.ts), the statement through
+ * the app's Kysely, the place-trade service called without HTTP, and a public GET through the app's whole pipeline.
  */
 import { randomBytes } from 'node:crypto';
 import { fork } from 'node:child_process';
@@ -320,22 +325,21 @@ async function main(): Promise<void> {
   };
   // The very statement placeTrade sends (ledger's tradeStakeStatement: lock, check, trade, balance, stake entry — one
   // statement, atomic by itself, no explicit transaction), compiled by the same builder, run raw.
+  const stake = (i: number) =>
+    tradeStakeStatement({
+      userId: clients[i % clients.length]!.userId,
+      allowed: true,
+      amountCents: (1 + (i % 50)) * 100,
+      asset: 'EURUSD',
+      direction: i % 2 ? 'call' : 'put',
+      durationSeconds: 5,
+      strikePrice: quote.price,
+      strikeAt: quote.at,
+      expiresAt: new Date(now + 5000),
+      now: new Date(now),
+    });
   const direct = async (i: number) => {
-    const c = clients[i % clients.length]!;
-    const rows = await raw.query(
-      tradeStakeStatement({
-        userId: c.userId,
-        allowed: true,
-        amountCents: (1 + (i % 50)) * 100,
-        asset: 'EURUSD',
-        direction: i % 2 ? 'call' : 'put',
-        durationSeconds: 5,
-        strikePrice: quote.price,
-        strikeAt: quote.at,
-        expiresAt: new Date(now + 5000),
-        now: new Date(now),
-      }).compile(db),
-    );
+    const rows = await raw.query(stake(i).compile(db));
     if (rows[0]?.balance_after_cents == null) throw new Error('the raw statement placed no trade');
   };
 
@@ -415,19 +419,7 @@ async function main(): Promise<void> {
     // the app's Kysely (driver and builder), then the place-trade service itself called directly (no HTTP, no hooks).
     const deps = app.engine.tradingDeps();
     const viaKysely = async (i: number) => {
-      const c = clients[i % clients.length]!;
-      const { rows } = await tradeStakeStatement({
-        userId: c.userId,
-        allowed: true,
-        amountCents: (1 + (i % 50)) * 100,
-        asset: 'EURUSD',
-        direction: i % 2 ? 'call' : 'put',
-        durationSeconds: 5,
-        strikePrice: quote.price,
-        strikeAt: quote.at,
-        expiresAt: new Date(now + 5000),
-        now: new Date(now),
-      }).execute(db);
+      const { rows } = await stake(i).execute(db);
       if (rows[0]?.balance_after_cents == null) throw new Error('the statement placed no trade');
     };
     const viaService = async (i: number) => {
@@ -446,6 +438,21 @@ async function main(): Promise<void> {
     const layerBase = await measure(TRADES, 1, direct);
     report('place-trade layers, p50: the statement through Kysely', layerKysely.p50, layerBase.p50, 'ms', 2);
     report('place-trade layers, p50: the service called directly', layerService.p50, layerBase.p50, 'ms', 2);
+    // The app's request pipeline alone (helmet, the rate limit, the guard, the answer's schema): a public GET that
+    // reads nothing, beside the bare Fastify route above.
+    const pipeline = async () => {
+      const res = await request('GET', '/api/trading/demo-settings');
+      if (res.status !== 200) throw new Error(`demo-settings: ${res.status}`);
+    };
+    await measure(500, 1, pipeline);
+    const layerPipeline = await measure(TRADES, 1, pipeline);
+    report(
+      'place-trade layers, p50: a public GET through the app vs the bare route',
+      layerPipeline.p50,
+      floor.p50,
+      'ms',
+      2,
+    );
 
     console.log(
       `  (HTTP floor: the same call to a bare Fastify route, no database: p50 ${floor.p50.toFixed(2)} ms, ` +

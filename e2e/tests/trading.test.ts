@@ -402,7 +402,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     // Staff keep their notifications bell here (D10): the superadmin has notifications (the demo data's, and the
     // client's withdrawal above).
     await staff.getByTestId('notifications-bell').waitFor({ timeout: 10_000 });
-    // Its texts are the back office's, which the trading screen loads on its own after it shows.
+    // Its texts are the back office's, which the trading screen loads on its own: the bell waits for them (never a key).
     expect(await staff.getByTestId('notifications-bell').getAttribute('aria-label')).toMatch(
       /^Открыть уведомления \(\d+ непрочитанных\)$/,
     );

@@ -1,5 +1,6 @@
 import { Loader } from '@mantine/core';
 import { lazy, Suspense } from 'react';
+import { loadBackOfficeTranslations } from '../../i18n';
 import type { CurrentUser } from '../../modules/auth/api/session';
 import type { TradingSlots } from '../../modules/trading/components/TradingScreen';
 
@@ -8,8 +9,11 @@ const EconomicCalendarView = lazy(() =>
   import('../../modules/market-info').then((m) => ({ default: m.EconomicCalendarView })),
 );
 const FundamentalsView = lazy(() => import('../../modules/market-info').then((m) => ({ default: m.FundamentalsView })));
+// The bell speaks the back office's texts: it shows once they are here, never with bare keys.
 const NotificationsBell = lazy(() =>
-  import('../../modules/notifications/components/NotificationsBell').then((m) => ({ default: m.NotificationsBell })),
+  Promise.all([import('../../modules/notifications/components/NotificationsBell'), loadBackOfficeTranslations()]).then(
+    ([m]) => ({ default: m.NotificationsBell }),
+  ),
 );
 
 /**

@@ -4,8 +4,10 @@
  * the real app (the engine's own simulator feed: one tick per asset per second, fanned out by the gateway as the feed
  * emits it, stored in its batches, published on the bus for other processes), and count the ticks they receive and
  * each tick's latency: receive time − the tick's `at`.
- * Baseline, in the same run, to the same client processes: a bare `ws` server that, once a second, serialises the same
- * tick message once per asset (with `at` = the moment it sends) and sends it to every subscribed socket.
+ * Baseline, in the same run, to the same client processes: a bare `ws` server whose ticks are due once a second, every
+ * asset at the same moment, stamped `at` with that moment as the app's simulator stamps its own; it serialises each tick
+ * once to a Buffer and sends it to every subscribed socket (ws's broadcast pattern). Both latencies count from when a
+ * tick was due, so a server that falls behind shows it in its latency.
  *
  * Two loads: EURUSD only (1 tick/s per socket) and all 38 assets (the saturation rate). Prints
  *   ws delivered 1/s ours <n> msg/s baseline <n> msg/s ratio <ours/baseline>      (EURUSD only)
@@ -146,20 +148,29 @@ async function bareServer(): Promise<{ url: string; close: () => Promise<void> }
       for (const set of bySymbol.values()) set.delete(socket);
     });
   });
+  // Ticks are due once a second, all assets at the same moment, and stamped with that moment, as the app's simulator
+  // makes them (a tick's latency counts from when it was due, in both servers); each tick is serialised once, to a
+  // Buffer, and that Buffer is sent to every subscriber (ws's own broadcast pattern).
   let price = 1.1;
-  const timer = setInterval(() => {
+  let nextAt = Date.now() + 1000;
+  let timer: NodeJS.Timeout;
+  const pass = () => {
+    const at = new Date(nextAt).toISOString();
+    nextAt += 1000;
     for (const symbol of ASSET_SYMBOLS) {
       const subscribers = bySymbol.get(symbol);
       if (!subscribers) continue;
       price = Math.round((price + (Math.random() - 0.5) * 0.0002) * 1e5) / 1e5;
-      const frame = JSON.stringify({ type: 'tick', symbol, price, at: new Date().toISOString() });
-      for (const socket of subscribers) if (socket.readyState === socket.OPEN) socket.send(frame);
+      const frame = Buffer.from(JSON.stringify({ type: 'tick', symbol, price, at }));
+      for (const socket of subscribers) if (socket.readyState === socket.OPEN) socket.send(frame, { binary: false });
     }
-  }, 1000);
+    timer = setTimeout(pass, Math.max(0, nextAt - Date.now()));
+  };
+  timer = setTimeout(pass, 1000);
   return {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
     async close() {
-      clearInterval(timer);
+      clearTimeout(timer);
       for (const c of wss.clients) c.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },

@@ -27,9 +27,13 @@
  * To show where place-trade's time goes, the bench also measures, one call at a time: the same call to a bare Fastify
  * route (the HTTP floor), the calls from a client process of their own (bench/http-client.ts), the statement through
  * the app's Kysely, the place-trade service called without HTTP, and a public GET through the app's whole pipeline.
+ * Then the design's floor: the same statement behind a bare Fastify route (no app code at all), one at a time and at
+ * 32 in flight beside ours, and the raw statement with a 0.2 ms busy gap between calls beside none (what the
+ * database's process costs when it has gone idle between two calls, as it does behind any HTTP server).
  */
 import { randomBytes } from 'node:crypto';
 import { fork } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -57,6 +61,9 @@ const POOL = 10;
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
 /** Statements sent through the app's pool (BENCH_COUNT_QUERIES=1, PostgreSQL only). */
 let appQueries = 0;
+/** BENCH_STAGES=1: the app's last statement, sent and answered (performance.now()), for the stage timings. */
+const STAGES = process.env.BENCH_STAGES === '1';
+let lastQuery = { sent: 0, done: 0 };
 
 // ---------------------------------------------------------------- the database, opened here so the baseline can reach it raw
 
@@ -119,12 +126,19 @@ async function openBenchDb(): Promise<{ handle: DbHandle; raw: Raw; url?: string
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: POOL });
-  if (process.env.BENCH_COUNT_QUERIES === '1') {
+  if (process.env.BENCH_COUNT_QUERIES === '1' || STAGES) {
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
         appQueries += 1;
-        return query(...args);
+        const sent = performance.now();
+        const result = query(...args);
+        if (STAGES && result instanceof Promise)
+          void result.then(
+            () => (lastQuery = { sent, done: performance.now() }),
+            () => undefined,
+          );
+        return result;
       };
     });
   }
@@ -454,12 +468,128 @@ async function main(): Promise<void> {
       2,
     );
 
+    // The design's floor: the very statement behind a bare Fastify route (no hooks, no schemas, no session, no
+    // Kysely), answering its row, called over the same HTTP. What separates it from the raw statement is what any
+    // HTTP server in front of this database pays on this machine; what separates ours from it is our code.
+    const floorApp = Fastify();
+    let floorCalls = 0;
+    floorApp.post('/api/trading/place-trade', async (_req, reply) => {
+      const rows = await raw.query(stake(floorCalls++).compile(db));
+      return reply.code(201).send(rows[0]);
+    });
+    await floorApp.listen({ host: '127.0.0.1', port: 0 });
+    const ourPort = port;
+    const floorPort = (floorApp.server.address() as AddressInfo).port;
+    const atFloor = async <T>(run: () => Promise<T>): Promise<T> => {
+      port = floorPort;
+      try {
+        return await run();
+      } finally {
+        port = ourPort;
+      }
+    };
+    await atFloor(() => measure(300, 8, trade));
+    const floorSeq = await atFloor(() => measure(TRADES, 1, trade));
+    const oursSeq = await measure(TRADES, 1, trade);
+    const floorPar = await atFloor(() => measure(TRADES, CONCURRENCY, trade));
+    const oursPar = await measure(TRADES, CONCURRENCY, trade);
+    await floorApp.close();
+    report(
+      'place-trade one at a time vs the statement behind a bare Fastify route: throughput',
+      oursSeq.perSecond,
+      floorSeq.perSecond,
+      'req/s',
+    );
+    report(
+      `place-trade ${CONCURRENCY} in flight vs the statement behind a bare Fastify route: throughput`,
+      oursPar.perSecond,
+      floorPar.perSecond,
+      'req/s',
+    );
+    report(
+      `place-trade ${CONCURRENCY} in flight vs the statement behind a bare Fastify route: p99`,
+      oursPar.p99,
+      floorPar.p99,
+      'ms',
+      2,
+    );
+    console.log(
+      `  (the statement behind a bare route keeps ${(floorSeq.perSecond / seqBase.perSecond).toFixed(2)} of the raw ` +
+        `statement's rate one at a time and ${(floorPar.perSecond / parBase.perSecond).toFixed(2)} at ${CONCURRENCY} in flight)`,
+    );
+    // Why: the raw statement, one at a time, with the client busy for a moment between calls (as an HTTP server is
+    // between the database's answer and the next call). The database's process waits idle in that moment, and a call
+    // that finds it idle takes longer than one that follows at once.
+    const gapped = async (gapMs: number): Promise<number> => {
+      let spent = 0;
+      const n = Math.min(TRADES, 1500);
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        await direct(i);
+        spent += performance.now() - t;
+        const until = performance.now() + gapMs;
+        while (performance.now() < until);
+      }
+      return spent / n;
+    };
+    await gapped(0);
+    const noGap = await gapped(0);
+    const withGap = await gapped(0.2);
+    report('the raw statement after a 0.2 ms busy gap vs none: mean time', withGap, noGap, 'ms', 3);
+
     console.log(
       `  (HTTP floor: the same call to a bare Fastify route, no database: p50 ${floor.p50.toFixed(2)} ms, ` +
         `${floor.perSecond.toFixed(0)} req/s; statement p50 + floor = ${(seqBase.p50 + floor.p50).toFixed(2)} ms, ` +
         `so the one-at-a-time ratio can reach at most ~${(seqBase.p50 / (seqBase.p50 + floor.p50)).toFixed(2)} ` +
         `on this design; ours p50 is ${(seqOurs.p50 - seqBase.p50 - floor.p50).toFixed(2)} ms above that sum)`,
     );
+    if (STAGES) {
+      // Where one call's time goes inside the server, one at a time: request start (node's http.server.request.start)
+      // -> the route's handler starts (Fastify's tracing channel) -> the statement sent -> its answer -> the response
+      // handed to the socket (http.server.response.finish). The rest of the client's time is outside the server.
+      const marks = new WeakMap<object, { start: number; handler: number }>();
+      const sums = { parse: 0, toStatement: 0, statement: 0, after: 0, server: 0, client: 0 };
+      let counted = 0;
+      const onStart = (m: unknown) => {
+        marks.set((m as { request: object }).request, { start: performance.now(), handler: 0 });
+      };
+      const onHandler = (m: unknown) => {
+        const mark = marks.get((m as { request: { raw: object } }).request.raw);
+        if (mark) mark.handler = performance.now();
+      };
+      const onFinish = (m: unknown) => {
+        const mark = marks.get((m as { request: object }).request);
+        if (!mark || !mark.handler || lastQuery.sent < mark.handler) return;
+        const end = performance.now();
+        counted += 1;
+        sums.parse += mark.handler - mark.start;
+        sums.toStatement += lastQuery.sent - mark.handler;
+        sums.statement += lastQuery.done - lastQuery.sent;
+        sums.after += end - lastQuery.done;
+        sums.server += end - mark.start;
+      };
+      const handlerChannel = diagnostics.tracingChannel('fastify.request.handler');
+      diagnostics.subscribe('http.server.request.start', onStart);
+      diagnostics.subscribe('http.server.response.finish', onFinish);
+      handlerChannel.start.subscribe(onHandler);
+      const timed = await measure(TRADES, 1, async (i) => {
+        const t = performance.now();
+        await trade(i);
+        sums.client += performance.now() - t;
+      });
+      diagnostics.unsubscribe('http.server.request.start', onStart);
+      diagnostics.unsubscribe('http.server.response.finish', onFinish);
+      handlerChannel.start.unsubscribe(onHandler);
+      const rawRun = await measure(TRADES, 1, direct);
+      const mean = (v: number) => (v / Math.max(1, counted)).toFixed(3);
+      console.log(
+        `  stages, one at a time (${counted} of ${TRADES} calls, mean ms): request to handler ${mean(sums.parse)}, ` +
+          `handler to statement ${mean(sums.toStatement)}, statement ${mean(sums.statement)}, statement's answer ` +
+          `to response written ${mean(sums.after)}; in the server ${mean(sums.server)}, at the client ` +
+          `${(sums.client / TRADES).toFixed(3)} (${timed.perSecond.toFixed(0)} req/s); the raw statement alone ` +
+          `${(1000 / rawRun.perSecond).toFixed(3)} ms a call`,
+      );
+    }
     if (process.env.BENCH_COUNT_QUERIES === '1') {
       const before = appQueries;
       const n = 200;

@@ -22,7 +22,7 @@
  * BENCH_ONLY=settle runs only the settlement part, BENCH_ONLY=place only the place-trade part; BENCH_SETTLE_BATCH sets
  * the worker's batch size (default: the engine's), BENCH_SETTLE_LANES its lanes (default: the engine's for the
  * database). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per place-trade request (counted through
- * the pool's query method).
+ * the pool's query method). BENCH_STAGES=1 (PostgreSQL) prints where one call's time goes inside the server, by stage.
  *
  * To show where place-trade's time goes, the bench also measures, one call at a time: the same call to a bare Fastify
  * route (the HTTP floor), the calls from a client process of their own (bench/http-client.ts), the statement through
@@ -543,7 +543,7 @@ async function main(): Promise<void> {
         `so the one-at-a-time ratio can reach at most ~${(seqBase.p50 / (seqBase.p50 + floor.p50)).toFixed(2)} ` +
         `on this design; ours p50 is ${(seqOurs.p50 - seqBase.p50 - floor.p50).toFixed(2)} ms above that sum)`,
     );
-    if (STAGES) {
+    if (STAGES && label.startsWith('PostgreSQL')) {
       // Where one call's time goes inside the server, one at a time: request start (node's http.server.request.start)
       // -> the route's handler starts (Fastify's tracing channel) -> the statement sent -> its answer -> the response
       // handed to the socket (http.server.response.finish). The rest of the client's time is outside the server.

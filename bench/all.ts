@@ -11,6 +11,7 @@
  * BENCH_ONLY_BENCHES: a comma-separated part of the list, by name (e.g. `ws,first chart`).
  */
 import { execSync } from 'node:child_process';
+import os from 'node:os';
 import { benches, runBench } from './run-list.js';
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -29,7 +30,20 @@ try {
 console.log(`bench:all at commit ${commit}, ${new Date().toISOString()}`);
 const summary: string[] = [];
 let failed = 0;
+/**
+ * Before each bench the run waits (up to 10 minutes) for the one-minute load average to fall below 1: the previous
+ * bench's own work keeps it up for a while, and each bench refuses to measure above 1.5.
+ */
+async function settle(): Promise<void> {
+  const started = Date.now();
+  while (os.loadavg()[0]! >= 1 && Date.now() - started < 600_000) await new Promise((r) => setTimeout(r, 5000));
+  const waited = (Date.now() - started) / 1000;
+  if (waited >= 1)
+    console.log(`(waited ${waited.toFixed(0)} s for the load average to settle: ${os.loadavg()[0]!.toFixed(2)})`);
+}
+
 for (const bench of list) {
+  await settle();
   console.log(`\n===== ${bench.name} =====`);
   const { code, seconds, lines } = await runBench(bench, {}, true);
   console.log(`===== ${bench.name}: exit ${code} in ${seconds.toFixed(0)} s`);

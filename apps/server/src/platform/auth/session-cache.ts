@@ -14,18 +14,29 @@ import { hashToken, lookupSession, slideIfDue, type LookedUpSession, type Resolv
  */
 export const SESSION_CACHE_TTL_MS = 1000;
 
+/**
+ * A hit on an entry at least this old also starts a lookup in the background, which replaces the entry when it comes
+ * back (refresh-ahead): a session in steady use is re-read about once per TTL without any call waiting for it, and no
+ * entry is ever served longer than SESSION_CACHE_TTL_MS after the lookup that filled it was sent.
+ */
+export const SESSION_REFRESH_AFTER_MS = 750;
+
 /** Above this many entries, expired ones are swept when a new one is added (memory stays bounded by the active users). */
 const SWEEP_ABOVE = 5000;
 
 interface Entry {
   session: LookedUpSession;
+  /** When the lookup that read it was sent: the data is at least this fresh. */
   fetchedAt: number;
+  /** A background lookup for it is under way. */
+  refreshing?: boolean;
 }
 
 /**
  * Resolved sessions in memory, keyed by the token's sha-256 (the token itself is never kept), for SESSION_CACHE_TTL_MS.
  * Only found sessions are cached: an unknown or revoked token always asks the database. The sliding idle-expiry write
- * still happens (on a lookup, or on a hit whose last slide is more than 30 s old).
+ * still happens (on a lookup, or on a hit whose last slide is more than 30 s old). Entries in use are refreshed ahead
+ * of their expiry (SESSION_REFRESH_AFTER_MS), off the request's path.
  */
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();
@@ -35,6 +46,7 @@ export class SessionCache {
   constructor(
     private readonly db: Db,
     private readonly ttlMs = SESSION_CACHE_TTL_MS,
+    private readonly refreshAfterMs = SESSION_REFRESH_AFTER_MS,
   ) {}
 
   async resolve(token: string): Promise<ResolvedSession | null> {
@@ -42,6 +54,7 @@ export class SessionCache {
     const now = Date.now();
     const hit = this.entries.get(tokenHash);
     if (hit && now - hit.fetchedAt < this.ttlMs && hit.session.expiresAt > now) {
+      if (!hit.refreshing && now - hit.fetchedAt >= this.refreshAfterMs) this.refresh(tokenHash, hit);
       await slideIfDue(this.db, hit.session);
       return hit.session;
     }
@@ -56,6 +69,28 @@ export class SessionCache {
       this.entries.set(tokenHash, { session: found, fetchedAt: now });
     }
     return found;
+  }
+
+  /**
+   * Reads the session again in the background. Its answer replaces the entry only if nothing was invalidated meanwhile
+   * and the entry is still the one refreshed; a revoked session's entry goes, and so does the entry on an error (the
+   * next call then asks the database itself and meets the error there).
+   */
+  private refresh(tokenHash: string, entry: Entry): void {
+    entry.refreshing = true;
+    const generation = this.generation;
+    const sentAt = Date.now();
+    const current = () => generation === this.generation && this.entries.get(tokenHash) === entry;
+    lookupSession(this.db, tokenHash).then(
+      (found) => {
+        if (!current()) return;
+        if (found) this.entries.set(tokenHash, { session: found, fetchedAt: sentAt });
+        else this.entries.delete(tokenHash);
+      },
+      () => {
+        if (current()) this.entries.delete(tokenHash);
+      },
+    );
   }
 
   /** Drops every entry (a logout, a password or role change, a deletion, a 2FA reset, a whitelist change). */

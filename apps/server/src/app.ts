@@ -110,7 +110,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   registerErrorHandler(app);
   registerJsonParser(app);
   registerInputChecks(app);
-  await registerSecurityHeaders(app);
+  registerSecurityHeaders(app);
   await app.register(cookie);
   await app.register(rateLimit, { global: true, max: config.API_RATE_PER_MINUTE, timeWindow: '1 minute' });
   await registerOpenApi(app, VERSION);

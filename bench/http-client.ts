@@ -1,7 +1,8 @@
 /**
  * The place-trade calls of bench:trading sent from a process of their own (as real clients are: never inside the
  * server's process), on keep-alive connections, each from its own X-Forwarded-For address. Driven by its parent over
- * IPC: `{cmd: 'run', port, tokens, n, concurrency}` answers `{perSecond, p50, p99}`; `{cmd: 'close'}` ends it.
+ * IPC: `{cmd: 'run', port, tokens, n, concurrency}` answers `{seconds, latencies}` (the run's time and each call's);
+ * `{cmd: 'close'}` ends it.
  */
 import http from 'node:http';
 
@@ -66,9 +67,7 @@ async function run(command: Extract<Command, { cmd: 'run' }>) {
   );
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-  return { perSecond: command.n / seconds, p50: q(0.5), p99: q(0.99) };
+  return { seconds, latencies };
 }
 
 process.on('message', (command: Command) => {

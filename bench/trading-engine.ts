@@ -209,14 +209,20 @@ type Json = { access_token?: string; user?: { id: string }; total?: number } | n
 let ipCounter = 0;
 
 /** Every request comes from its own address (X-Forwarded-For behind TRUST_PROXY=loopback), like real clients. */
-function request(method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: Json }> {
+function request(
+  method: string,
+  url: string,
+  token?: string,
+  body?: unknown,
+  to: number = port,
+): Promise<{ status: number; json: Json }> {
   ipCounter += 1;
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
         host: '127.0.0.1',
-        port,
+        port: to,
         method,
         path: url,
         agent,
@@ -250,26 +256,77 @@ interface Run {
   p99: number;
 }
 
-async function measure(n: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Run> {
-  freshConnections();
+/** Calls `op` n times, `concurrency` at once, indices from `offset`: each call's latency and the time of them all. */
+async function timeCalls(
+  n: number,
+  concurrency: number,
+  op: (i: number) => Promise<void>,
+  offset = 0,
+): Promise<{ latencies: number[]; seconds: number }> {
   const latencies: number[] = [];
   let next = 0;
   const start = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
       for (;;) {
         const i = next++;
         if (i >= n) return;
         const t = performance.now();
-        await op(i);
+        await op(offset + i);
         latencies.push(performance.now() - t);
       }
     }),
   );
-  const seconds = (performance.now() - start) / 1000;
+  return { latencies, seconds: (performance.now() - start) / 1000 };
+}
+
+function summarise(n: number, seconds: number, latencies: number[]): Run {
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
   return { perSecond: n / seconds, p50: q(0.5), p99: q(0.99) };
+}
+
+async function measure(n: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Run> {
+  freshConnections();
+  const { latencies, seconds } = await timeCalls(n, concurrency, op);
+  return summarise(n, seconds, latencies);
+}
+
+/** Blocks each side of a paired measurement is cut into (BENCH_BLOCKS). */
+const BLOCKS = benchSize('BENCH_BLOCKS', 8, 2);
+
+/**
+ * Ours and its baseline measured in alternating blocks (a warm-up block of each at this concurrency, then ours,
+ * baseline, ours, … BLOCKS of each), each side's calls, latencies and time summed over its blocks. A drift of the
+ * machine or the database during the run (seen on one machine: the raw statement from 1.03 to 1.70 ms over the
+ * bench) then weighs on both sides alike, where two phases one after the other laid it on whichever ran second, and
+ * neither side is measured colder than the other. The keep-alive connections are opened once, in the warm-up.
+ */
+async function paired(
+  n: number,
+  concurrency: number,
+  ours: (i: number) => Promise<void>,
+  base: (i: number) => Promise<void>,
+): Promise<{ ours: Run; base: Run }> {
+  const [o, r] = await interleaved(n, concurrency, [ours, base]);
+  return { ours: o!, base: r! };
+}
+
+/** As `paired`, for any number of sides: a block of each in turn, BLOCKS rounds, after a warm-up block of each. */
+async function interleaved(n: number, concurrency: number, ops: ((i: number) => Promise<void>)[]): Promise<Run[]> {
+  freshConnections();
+  const block = Math.max(1, Math.ceil(n / BLOCKS));
+  for (const op of ops) await timeCalls(block, concurrency, op);
+  const sides = ops.map((op) => ({ op, seconds: 0, latencies: [] as number[], calls: 0 }));
+  for (let b = 0; b < BLOCKS; b++) {
+    for (const side of sides) {
+      const run = await timeCalls(block, concurrency, side.op, (b + 1) * block);
+      side.seconds += run.seconds;
+      side.latencies.push(...run.latencies);
+      side.calls += block;
+    }
+  }
+  return sides.map((side) => summarise(side.calls, side.seconds, side.latencies));
 }
 
 // ---------------------------------------------------------------- the run
@@ -327,16 +384,14 @@ async function main(): Promise<void> {
     clients.push({ token: res.json!.access_token!, userId, accountId: Number(account.id) });
   }
 
-  const trade = async (i: number) => {
+  /** One place-trade call to the server on port `to` (by default the app). */
+  const tradeOn = (to?: number) => async (i: number) => {
     const c = clients[i % clients.length]!;
-    const res = await request('POST', '/api/trading/place-trade', c.token, {
-      direction: i % 2 ? 'call' : 'put',
-      amount: 1 + (i % 50),
-      duration: 5,
-      asset: 'EURUSD',
-    });
+    const body = { direction: i % 2 ? 'call' : 'put', amount: 1 + (i % 50), duration: 5, asset: 'EURUSD' };
+    const res = await request('POST', '/api/trading/place-trade', c.token, body, to ?? port);
     if (res.status !== 201) throw new Error(`place-trade: ${res.status} ${JSON.stringify(res.json)}`);
   };
+  const trade = tradeOn();
   // The very statement placeTrade sends (ledger's tradeStakeStatement: lock, check, trade, balance, stake entry — one
   // statement, atomic by itself, no explicit transaction), compiled by the same builder, run raw.
   const stake = (i: number) =>
@@ -359,30 +414,29 @@ async function main(): Promise<void> {
 
   // BENCH_ONLY=settle skips the place-trade measurements (the settlement part alone).
   if (process.env.BENCH_ONLY !== 'settle') {
-    // Warm-up (JIT, plans, connections), not measured.
-    await measure(200, 8, trade);
-    await measure(200, 8, direct);
+    // Warm-up (JIT, plans, connections), not measured; each paired measurement below also warms both sides first.
+    await measure(1000, 8, trade);
+    await measure(1000, 8, direct);
 
-    console.log('\nplace-trade');
-    const seqOurs = await measure(TRADES, 1, trade);
-    const seqBase = await measure(TRADES, 1, direct);
+    console.log(`\nplace-trade (ours and the baseline in ${BLOCKS} alternating blocks each, summed)`);
+    const seq = await paired(TRADES, 1, trade, direct);
+    const seqOurs = seq.ours;
+    const seqBase = seq.base;
     report(`place-trade one at a time, ${TRADES} trades: throughput`, seqOurs.perSecond, seqBase.perSecond, 'req/s');
     report('place-trade one at a time: p50 latency', seqOurs.p50, seqBase.p50, 'ms', 2);
     report('place-trade one at a time: p99 latency', seqOurs.p99, seqBase.p99, 'ms', 2);
-    const parOurs = await measure(TRADES, CONCURRENCY, trade);
-    const parBase = await measure(TRADES, CONCURRENCY, direct);
+    const par = await paired(TRADES, CONCURRENCY, trade, direct);
     report(
       `place-trade ${CONCURRENCY} in flight over 64 accounts: throughput`,
-      parOurs.perSecond,
-      parBase.perSecond,
+      par.ours.perSecond,
+      par.base.perSecond,
       'req/s',
     );
-    report(`place-trade ${CONCURRENCY} in flight: p50 latency`, parOurs.p50, parBase.p50, 'ms', 2);
-    report(`place-trade ${CONCURRENCY} in flight: p99 latency`, parOurs.p99, parBase.p99, 'ms', 2);
-    const midOurs = await measure(TRADES, 8, trade);
-    const midBase = await measure(TRADES, 8, direct);
-    report('place-trade 8 in flight: throughput', midOurs.perSecond, midBase.perSecond, 'req/s');
-    report('place-trade 8 in flight: p99 latency', midOurs.p99, midBase.p99, 'ms', 2);
+    report(`place-trade ${CONCURRENCY} in flight: p50 latency`, par.ours.p50, par.base.p50, 'ms', 2);
+    report(`place-trade ${CONCURRENCY} in flight: p99 latency`, par.ours.p99, par.base.p99, 'ms', 2);
+    const mid = await paired(TRADES, 8, trade, direct);
+    report('place-trade 8 in flight: throughput', mid.ours.perSecond, mid.base.perSecond, 'req/s');
+    report('place-trade 8 in flight: p99 latency', mid.ours.p99, mid.base.p99, 'ms', 2);
 
     // The floor under ours: the same request and an answer of the same size over the same keep-alive HTTP to a bare
     // Fastify route (the framework alone: no hooks, no validation, no database). Ours can be no faster than the
@@ -406,21 +460,35 @@ async function main(): Promise<void> {
     port = appPort;
     await bare.close();
     // The same one-at-a-time calls from a client process of their own: the HTTP client's own work (building the
-    // request, parsing the answer) then runs on the other core instead of between the server's turns.
+    // request, parsing the answer) then runs on the other core instead of between the server's turns. In alternating
+    // blocks with the raw statement, as above.
     const child = fork(path.join(path.dirname(new URL(import.meta.url).pathname), 'http-client.ts'), [], {
       execArgv: ['--import', 'tsx'],
     });
     const ask = (n: number, concurrency: number) =>
-      new Promise<Run>((resolve, reject) => {
-        child.once('message', (m: Run & { ok: boolean; error?: string }) =>
+      new Promise<{ seconds: number; latencies: number[] }>((resolve, reject) => {
+        child.once('message', (m: { ok: boolean; error?: string; seconds: number; latencies: number[] }) =>
           m.ok ? resolve(m) : reject(new Error(m.error)),
         );
         child.send({ cmd: 'run', port, tokens: clients.map((c) => c.token), n, concurrency });
       });
     await ask(Math.min(TRADES, 1000), 1);
-    const apart = await ask(TRADES, 1);
-    const apartBase = await measure(TRADES, 1, direct);
+    const block = Math.max(1, Math.ceil(TRADES / BLOCKS));
+    const apartSides = {
+      ours: { seconds: 0, latencies: [] as number[] },
+      base: { seconds: 0, latencies: [] as number[] },
+    };
+    for (let b = 0; b < BLOCKS; b++) {
+      const o = await ask(block, 1);
+      apartSides.ours.seconds += o.seconds;
+      apartSides.ours.latencies.push(...o.latencies);
+      const r = await timeCalls(block, 1, direct, b * block);
+      apartSides.base.seconds += r.seconds;
+      apartSides.base.latencies.push(...r.latencies);
+    }
     child.send({ cmd: 'close' });
+    const apart = summarise(block * BLOCKS, apartSides.ours.seconds, apartSides.ours.latencies);
+    const apartBase = summarise(block * BLOCKS, apartSides.base.seconds, apartSides.base.latencies);
     report(
       'place-trade one at a time, client in its own process: throughput',
       apart.perSecond,
@@ -478,21 +546,14 @@ async function main(): Promise<void> {
       return reply.code(201).send(rows[0]);
     });
     await floorApp.listen({ host: '127.0.0.1', port: 0 });
-    const ourPort = port;
-    const floorPort = (floorApp.server.address() as AddressInfo).port;
-    const atFloor = async <T>(run: () => Promise<T>): Promise<T> => {
-      port = floorPort;
-      try {
-        return await run();
-      } finally {
-        port = ourPort;
-      }
-    };
-    await atFloor(() => measure(300, 8, trade));
-    const floorSeq = await atFloor(() => measure(TRADES, 1, trade));
-    const oursSeq = await measure(TRADES, 1, trade);
-    const floorPar = await atFloor(() => measure(TRADES, CONCURRENCY, trade));
-    const oursPar = await measure(TRADES, CONCURRENCY, trade);
+    const atFloor = tradeOn((floorApp.server.address() as AddressInfo).port);
+    // Ours, the floor and the raw statement in the same alternating blocks, so each ratio compares like with like.
+    const [oursSeq, floorSeq, rawSeq] = (await interleaved(TRADES, 1, [trade, atFloor, direct])) as [Run, Run, Run];
+    const [oursPar, floorPar, rawPar] = (await interleaved(TRADES, CONCURRENCY, [trade, atFloor, direct])) as [
+      Run,
+      Run,
+      Run,
+    ];
     await floorApp.close();
     report(
       'place-trade one at a time vs the statement behind a bare Fastify route: throughput',
@@ -514,8 +575,10 @@ async function main(): Promise<void> {
       2,
     );
     console.log(
-      `  (the statement behind a bare route keeps ${(floorSeq.perSecond / seqBase.perSecond).toFixed(2)} of the raw ` +
-        `statement's rate one at a time and ${(floorPar.perSecond / parBase.perSecond).toFixed(2)} at ${CONCURRENCY} in flight)`,
+      `  (the statement behind a bare route keeps ${(floorSeq.perSecond / rawSeq.perSecond).toFixed(2)} of the raw ` +
+        `statement's rate one at a time and ${(floorPar.perSecond / rawPar.perSecond).toFixed(2)} at ${CONCURRENCY} ` +
+        `in flight; ours ${(oursSeq.perSecond / rawSeq.perSecond).toFixed(2)} and ` +
+        `${(oursPar.perSecond / rawPar.perSecond).toFixed(2)}, in the same blocks)`,
     );
     // Why: the raw statement, one at a time, with the client busy for a moment between calls (as an HTTP server is
     // between the database's answer and the next call). The database's process waits idle in that moment, and a call

@@ -472,30 +472,56 @@ async function main(): Promise<void> {
         );
         child.send({ cmd: 'run', port, tokens: clients.map((c) => c.token), n, concurrency });
       });
-    await ask(Math.min(TRADES, 1000), 1);
-    const block = Math.max(1, Math.ceil(TRADES / BLOCKS));
-    const apartSides = {
-      ours: { seconds: 0, latencies: [] as number[] },
-      base: { seconds: 0, latencies: [] as number[] },
+    /** The child's calls and the raw statement in alternating blocks at one concurrency, summed per side. */
+    const apartAt = async (concurrency: number): Promise<{ ours: Run; base: Run }> => {
+      const block = Math.max(1, Math.ceil(TRADES / BLOCKS));
+      await ask(block, concurrency);
+      await timeCalls(block, concurrency, direct);
+      const sides = [0, 1].map(() => ({ seconds: 0, latencies: [] as number[] }));
+      for (let b = 0; b < BLOCKS; b++) {
+        const o = await ask(block, concurrency);
+        const r = await timeCalls(block, concurrency, direct, b * block);
+        for (const [side, run] of [
+          [sides[0]!, o],
+          [sides[1]!, r],
+        ] as const) {
+          side.seconds += run.seconds;
+          side.latencies.push(...run.latencies);
+        }
+      }
+      const [ours, base] = sides.map((side) => summarise(block * BLOCKS, side.seconds, side.latencies));
+      return { ours: ours!, base: base! };
     };
-    for (let b = 0; b < BLOCKS; b++) {
-      const o = await ask(block, 1);
-      apartSides.ours.seconds += o.seconds;
-      apartSides.ours.latencies.push(...o.latencies);
-      const r = await timeCalls(block, 1, direct, b * block);
-      apartSides.base.seconds += r.seconds;
-      apartSides.base.latencies.push(...r.latencies);
-    }
+    await ask(Math.min(TRADES, 1000), 1);
+    const apart = await apartAt(1);
+    const apartPar = await apartAt(CONCURRENCY);
     child.send({ cmd: 'close' });
-    const apart = summarise(block * BLOCKS, apartSides.ours.seconds, apartSides.ours.latencies);
-    const apartBase = summarise(block * BLOCKS, apartSides.base.seconds, apartSides.base.latencies);
     report(
       'place-trade one at a time, client in its own process: throughput',
-      apart.perSecond,
-      apartBase.perSecond,
+      apart.ours.perSecond,
+      apart.base.perSecond,
       'req/s',
     );
-    report('place-trade one at a time, client in its own process: p50 latency', apart.p50, apartBase.p50, 'ms', 2);
+    report(
+      'place-trade one at a time, client in its own process: p50 latency',
+      apart.ours.p50,
+      apart.base.p50,
+      'ms',
+      2,
+    );
+    report(
+      `place-trade ${CONCURRENCY} in flight, client in its own process: throughput`,
+      apartPar.ours.perSecond,
+      apartPar.base.perSecond,
+      'req/s',
+    );
+    report(
+      `place-trade ${CONCURRENCY} in flight, client in its own process: p99 latency`,
+      apartPar.ours.p99,
+      apartPar.base.p99,
+      'ms',
+      2,
+    );
 
     // Where the rest goes, a layer at a time, one at a time beside the raw statement: the same statement run through
     // the app's Kysely (driver and builder), then the place-trade service itself called directly (no HTTP, no hooks).

@@ -6,8 +6,11 @@
  *    time and many at once: throughput and p50/p99 latency. Baseline: the very SQL the place-trade service runs
  *    (ledger's tradeStakeStatement, compiled by the same builder: lock the account row, check it, move the balance
  *    and note the activity, insert the trade and the stake's ledger entry — one statement), sent straight over a raw
- *    pg connection (PGlite: straight to the PGlite instance), at the same concurrency. The ratio is what HTTP, Fastify, the session check,
- *    validation, the idempotency wrapper and the live events cost on top of the database work.
+ *    pg connection (PGlite: straight to the PGlite instance), at the same concurrency. The ratio is what HTTP,
+ *    Fastify, the session check, validation, the idempotency wrapper and the live events cost on top of the database
+ *    work. Ours and the baseline run in alternating blocks (BENCH_BLOCKS, default 8 of each, after a warm-up block of
+ *    each), their calls and times summed per side, so neither is measured colder than the other and a drift of the
+ *    machine during the run weighs on both alike.
  * 2. Settlement of 100,000 trades expiring at the same moment by the engine's worker (batches, SKIP LOCKED, the
  *    shared outcome rule, one ledger entry per credited trade) against one plain set-based SQL statement doing the
  *    same state change (trades closed, payout and refund entries with their running balance_after, balances moved).
@@ -18,15 +21,17 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:trading
  *
  * With BENCH_DATABASE_URL the bench creates its own database next to the one named (and drops it at the end).
- * BENCH_TRADES (default 2000) sets the number of HTTP trades per phase, BENCH_SETTLE (default 100000) the settlement size.
+ * BENCH_TRADES (default 2000) sets the number of HTTP trades per side of a measurement, BENCH_SETTLE (default 100000)
+ * the settlement size.
  * BENCH_ONLY=settle runs only the settlement part, BENCH_ONLY=place only the place-trade part; BENCH_SETTLE_BATCH sets
  * the worker's batch size (default: the engine's), BENCH_SETTLE_LANES its lanes (default: the engine's for the
  * database). BENCH_COUNT_QUERIES=1 prints how many statements the app sent per place-trade request (counted through
  * the pool's query method). BENCH_STAGES=1 (PostgreSQL) prints where one call's time goes inside the server, by stage.
  *
  * To show where place-trade's time goes, the bench also measures, one call at a time: the same call to a bare Fastify
- * route (the HTTP floor), the calls from a client process of their own (bench/http-client.ts), the statement through
- * the app's Kysely, the place-trade service called without HTTP, and a public GET through the app's whole pipeline.
+ * route (the HTTP floor), the calls from a client process of their own (bench/http-client.ts; also 32 in flight), the
+ * statement through the app's Kysely, the place-trade service called without HTTP, and a public GET through the app's
+ * whole pipeline.
  * Then the design's floor: the same statement behind a bare Fastify route (no app code at all), one at a time and at
  * 32 in flight beside ours, and the raw statement with a 0.2 ms busy gap between calls beside none (what the
  * database's process costs when it has gone idle between two calls, as it does behind any HTTP server).

@@ -20,6 +20,7 @@ export function benches(url: string, clientsUrl = url): Bench[] {
   return [
     { name: 'trading (PGlite)', args: ['bench/trading-engine.ts'], env: { BENCH_DATABASE_URL: '' } },
     { name: 'trading (PostgreSQL)', args: ['bench/trading-engine.ts'], env: { BENCH_DATABASE_URL: url } },
+    { name: 'place-trade profile', args: ['bench/place-trade-profile.ts'], env: { BENCH_DATABASE_URL: url } },
     { name: 'clients', args: ['bench/clients-list.ts', clientsUrl] },
     { name: 'import', args: ['bench/import.ts'], env: { BENCH_DATABASE_URL: url } },
     { name: 'landing', args: ['bench/landing-size.ts'] },

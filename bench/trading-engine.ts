@@ -609,7 +609,8 @@ async function main(): Promise<void> {
       `  (the statement behind a bare route keeps ${(floorSeq.perSecond / rawSeq.perSecond).toFixed(2)} of the raw ` +
         `statement's rate one at a time and ${(floorPar.perSecond / rawPar.perSecond).toFixed(2)} at ${CONCURRENCY} ` +
         `in flight; ours ${(oursSeq.perSecond / rawSeq.perSecond).toFixed(2)} and ` +
-        `${(oursPar.perSecond / rawPar.perSecond).toFixed(2)}, in the same blocks)`,
+        `${(oursPar.perSecond / rawPar.perSecond).toFixed(2)}, in the same blocks; p99 at ${CONCURRENCY} in flight: ours ` +
+        `${oursPar.p99.toFixed(2)} ms, the bare route ${floorPar.p99.toFixed(2)} ms, the raw statement ${rawPar.p99.toFixed(2)} ms)`,
     );
     // Why: the raw statement, one at a time, with the client busy for a moment between calls (as an HTTP server is
     // between the database's answer and the next call). The database's process waits idle in that moment, and a call

@@ -117,7 +117,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   registerGuard(app, {
     db: deps.db,
     whitelist: deps.whitelist,
-    sessions: new SessionCache(deps.db),
+    sessions: new SessionCache(deps.db, { announcedSince: bus.announcedSince?.bind(bus) }),
     bus,
   });
 

@@ -35,7 +35,8 @@ declare module 'fastify' {
 /**
  * Routes whose success revokes sessions or changes who may call what: when one answers 2xx, the session and whitelist
  * caches of this process are dropped before the answer leaves, and every other process is told over the bus
- * ('auth.changed'). Anything not listed here (the command line, say) is still seen within SESSION_CACHE_TTL_MS.
+ * ('auth.changed'). A change made elsewhere (the command line, a hand edit) is announced by the database's triggers on
+ * PostgreSQL (migration 0020) and in any case seen within SESSION_CACHE_TTL_MS (platform/auth/session-cache.ts).
  */
 export const AUTH_CHANGING_ROUTES = new Set<string>([
   'POST /api/auth/logout',

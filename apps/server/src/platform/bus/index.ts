@@ -31,6 +31,12 @@ export interface EventBus {
   /** Returns the unsubscribe function. */
   subscribe(handler: BusHandler): () => void;
   close(): Promise<void>;
+  /**
+   * The latest moment (Date.now()) by which every 'auth.changed' the database announced (migration 0020's triggers)
+   * is known to have reached this bus's handlers, or null when that cannot be said (no listening connection, or it
+   * has not answered lately). Absent on a bus that hears no database (in-process).
+   */
+  announcedSince?(): number | null;
 }
 
 interface Log {
@@ -73,6 +79,8 @@ export class InProcessBus implements EventBus {
 }
 
 export const BUS_CHANNEL = 'brokerage_events';
+/** How often the listening connection is asked a `select 1` (PgBus.announcedSince). */
+export const HEARTBEAT_MS = 200;
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
 export const MAX_NOTIFY_BYTES = 7900;
 
@@ -93,6 +101,10 @@ export class PgBus implements EventBus {
   private queue: string[] = [];
   private flushing: Promise<void> | null = null;
   private listening: Promise<void> | null = null;
+  /** When the last answered heartbeat on the listening connection was sent (see announcedSince). */
+  private heardAt: number | null = null;
+  private beating = false;
+  private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: { db: Db; url: string; channel?: string; log?: Log }) {
     this.handlers = new Handlers(options.log);
@@ -110,7 +122,7 @@ export class PgBus implements EventBus {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.options.url });
+    const client = new pg.Client({ connectionString: this.options.url, application_name: 'brokerage-bus' });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, null));
     client.on('notification', (msg) => {
@@ -125,17 +137,53 @@ export class PgBus implements EventBus {
     });
     try {
       await client.connect();
+      const sent = Date.now();
       await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
       this.client = client;
       this.backoffMs = 0;
+      this.heardAt = sent;
+      // Whatever was announced while no connection listened is lost: the caches built meanwhile go.
+      this.handlers.emit({ type: 'auth.changed' });
+      this.heartbeat ??= setInterval(() => this.beat(), HEARTBEAT_MS);
+      this.heartbeat.unref();
     } catch (err) {
       this.lost(client, err);
     }
   }
 
+  /**
+   * One round trip on the listening connection. PostgreSQL sends a listener what was notified before it answers the
+   * next query, and pg hands each notification to the handlers as it reads it, so once a `select 1` sent at time T is
+   * answered, every notification committed before T has been handled.
+   */
+  private beat(): void {
+    const client = this.client;
+    if (!client || this.beating) return;
+    this.beating = true;
+    const sent = Date.now();
+    client.query('select 1').then(
+      () => {
+        this.beating = false;
+        if (this.client === client) this.heardAt = sent;
+      },
+      () => {
+        this.beating = false;
+      },
+    );
+  }
+
+  /**
+   * See EventBus.announcedSince: the send time of the latest answered heartbeat, while the connection listens on the
+   * channel the database's triggers notify (BUS_CHANNEL); null otherwise.
+   */
+  announcedSince(): number | null {
+    return this.client && this.channel === BUS_CHANNEL ? this.heardAt : null;
+  }
+
   private lost(client: pg.Client, err: unknown): void {
     if (this.client && this.client !== client) return;
     this.client = null;
+    this.heardAt = null;
     client.removeAllListeners('notification');
     client.end().catch(() => undefined);
     if (this.closed || this.reconnectTimer) return;
@@ -187,6 +235,8 @@ export class PgBus implements EventBus {
     await this.flush();
     this.closed = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heardAt = null;
     const client = this.client;
     this.client = null;
     if (client) {

@@ -22,6 +22,7 @@ import * as m0016 from './migrations/2026-11-25T0016-two-factor.js';
 import * as m0017 from './migrations/2026-11-25T0017-four-eyes.js';
 import * as m0018 from './migrations/2026-11-25T0018-audit-chain.js';
 import * as m0019 from './migrations/2026-11-25T0019-deposit-intents.js';
+import * as m0020 from './migrations/2026-11-28T0020-auth-announce.js';
 
 export type Db = Kysely<Database>;
 
@@ -89,6 +90,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0017-four-eyes': m0017,
   '2026-11-25T0018-audit-chain': m0018,
   '2026-11-25T0019-deposit-intents': m0019,
+  '2026-11-28T0020-auth-announce': m0020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

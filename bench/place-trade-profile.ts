@@ -110,6 +110,7 @@ async function main(): Promise<void> {
       TRADE_DURATIONS: '5,300',
       LOGIN_RATE_PER_MINUTE: '100000',
       TRUST_PROXY: 'loopback',
+      DATABASE_URL: url.toString(), // the bus a server runs with on PostgreSQL: LISTEN/NOTIFY
     });
     const app = await buildApp({ config, database: { db, kind: 'postgres', close: () => db.destroy() } });
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -341,13 +341,16 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const file = path.join(dir, 'ticks.csv');
   fs.writeFileSync(file, 't_ms,symbol,price\n0,EURUSD,1.10000\n');
-  const { handle, raw, label } = await openBenchDb();
+  const { handle, raw, label, url } = await openBenchDb();
   const db: Db = handle.db;
   const config = testConfig({
     PRICE_SOURCE: `replay:${file}`,
     TRADE_DURATIONS: '5,300',
     LOGIN_RATE_PER_MINUTE: '100000',
     TRUST_PROXY: 'loopback',
+    // On PostgreSQL the bus a server runs with: LISTEN/NOTIFY (every placed trade's events are a NOTIFY, and the
+    // database's announcements keep the session cache), as in production.
+    ...(url ? { DATABASE_URL: url } : {}),
   });
   const app = await buildApp({ config, database: handle });
   await app.listen({ host: '127.0.0.1', port: 0 });

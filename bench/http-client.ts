@@ -5,6 +5,7 @@
  * `{cmd: 'close'}` ends it.
  */
 import http from 'node:http';
+import { placeTradeBody } from './place-trade-calls.js';
 
 type Command = { cmd: 'run'; port: number; tokens: string[]; n: number; concurrency: number } | { cmd: 'close' };
 
@@ -12,12 +13,7 @@ let ipCounter = 1_000_000;
 
 function place(agent: http.Agent, port: number, token: string, i: number): Promise<void> {
   ipCounter += 1;
-  const payload = JSON.stringify({
-    direction: i % 2 ? 'call' : 'put',
-    amount: 1 + (i % 50),
-    duration: 5,
-    asset: 'EURUSD',
-  });
+  const payload = JSON.stringify(placeTradeBody(i));
   return new Promise((resolve, reject) => {
     const req = http.request(
       {

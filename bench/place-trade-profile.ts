@@ -23,8 +23,8 @@ import pg from 'pg';
 import { buildApp } from '../apps/server/src/app.js';
 import { migrate } from '../apps/server/src/platform/db/index.js';
 import type { Database } from '../apps/server/src/platform/db/types.js';
-import { postEntry, tradeStakeStatement } from '../apps/server/src/modules/ledger/service.js';
 import { testConfig } from '../apps/server/test/helpers.js';
+import { fundAccount, stakeStatement } from './place-trade-calls.js';
 import { benchSize, guardLoad, report } from './support.js';
 
 const CALLS = benchSize('PROFILE_CALLS', 20_000, 200);
@@ -138,15 +138,7 @@ async function main(): Promise<void> {
         .select('id')
         .where('user_id', '=', body.user.id)
         .executeTakeFirstOrThrow();
-      await db.transaction().execute((trx) =>
-        postEntry(trx, {
-          accountId: Number(account.id),
-          kind: 'deposit',
-          amountCents: 100_000_000,
-          reference: `bench:profile-fund:${account.id}`,
-          actor: null,
-        }),
-      );
+      await fundAccount(db, Number(account.id), `bench:profile-fund:${account.id}`);
       tokens.push(body.access_token);
       userIds.push(body.user.id);
     }
@@ -184,18 +176,7 @@ async function main(): Promise<void> {
     const raw = new pg.Pool({ connectionString: url.toString(), max: 10 });
     raw.on('error', () => {});
     const direct = async (i: number) => {
-      const q = tradeStakeStatement({
-        userId: userIds[i % userIds.length]!,
-        allowed: true,
-        amountCents: (1 + (i % 50)) * 100,
-        asset: 'EURUSD',
-        direction: i % 2 ? 'call' : 'put',
-        durationSeconds: 5,
-        strikePrice: quote.price,
-        strikeAt: quote.at,
-        expiresAt: new Date(now + 5000),
-        now: new Date(now),
-      }).compile(db);
+      const q = stakeStatement(userIds[i % userIds.length]!, i, quote, now).compile(db);
       const { rows } = await raw.query(q.sql, q.parameters as unknown[]);
       if (rows[0]?.balance_after_cents == null) throw new Error('the raw statement placed no trade');
     };

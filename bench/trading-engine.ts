@@ -53,10 +53,11 @@ import { buildApp } from '../apps/server/src/app.js';
 import { migrate, type Db, type DbHandle } from '../apps/server/src/platform/db/index.js';
 import { PGliteDialect } from '../apps/server/src/platform/db/pglite-dialect.js';
 import type { Database } from '../apps/server/src/platform/db/types.js';
-import { postEntry, reconcile, tradeStakeStatement } from '../apps/server/src/modules/ledger/service.js';
+import { reconcile } from '../apps/server/src/modules/ledger/service.js';
 import { settleDueTrades, settlementLanes } from '../apps/server/src/modules/trading/settlement.js';
 import { placeTrade } from '../apps/server/src/modules/trading/service.js';
 import { testConfig } from '../apps/server/test/helpers.js';
+import { fundAccount, placeTradeBody, stakeStatement } from './place-trade-calls.js';
 import { benchSize, guardLoad, printMarkdown, report } from './support.js';
 
 const TRADES = benchSize('BENCH_TRADES', 2000, 40);
@@ -380,41 +381,20 @@ async function main(): Promise<void> {
       .select('id')
       .where('user_id', '=', userId)
       .executeTakeFirstOrThrow();
-    await db.transaction().execute((trx) =>
-      postEntry(trx, {
-        accountId: Number(account.id),
-        kind: 'deposit',
-        amountCents: 100_000_000,
-        reference: `bench:fund:${account.id}`,
-        actor: null,
-      }),
-    );
+    await fundAccount(db, Number(account.id), `bench:fund:${account.id}`);
     clients.push({ token: res.json!.access_token!, userId, accountId: Number(account.id) });
   }
 
   /** One place-trade call to the server on port `to` (by default the app). */
   const tradeOn = (to?: number) => async (i: number) => {
     const c = clients[i % clients.length]!;
-    const body = { direction: i % 2 ? 'call' : 'put', amount: 1 + (i % 50), duration: 5, asset: 'EURUSD' };
-    const res = await request('POST', '/api/trading/place-trade', c.token, body, to ?? port);
+    const res = await request('POST', '/api/trading/place-trade', c.token, placeTradeBody(i), to ?? port);
     if (res.status !== 201) throw new Error(`place-trade: ${res.status} ${JSON.stringify(res.json)}`);
   };
   const trade = tradeOn();
   // The very statement placeTrade sends (ledger's tradeStakeStatement: lock, check, trade, balance, stake entry — one
   // statement, atomic by itself, no explicit transaction), compiled by the same builder, run raw.
-  const stake = (i: number) =>
-    tradeStakeStatement({
-      userId: clients[i % clients.length]!.userId,
-      allowed: true,
-      amountCents: (1 + (i % 50)) * 100,
-      asset: 'EURUSD',
-      direction: i % 2 ? 'call' : 'put',
-      durationSeconds: 5,
-      strikePrice: quote.price,
-      strikeAt: quote.at,
-      expiresAt: new Date(now + 5000),
-      now: new Date(now),
-    });
+  const stake = (i: number) => stakeStatement(clients[i % clients.length]!.userId, i, quote, now);
   const direct = async (i: number) => {
     const rows = await raw.query(stake(i).compile(db));
     if (rows[0]?.balance_after_cents == null) throw new Error('the raw statement placed no trade');
@@ -540,12 +520,7 @@ async function main(): Promise<void> {
     };
     const viaService = async (i: number) => {
       const c = clients[i % clients.length]!;
-      await placeTrade(deps, db, c.userId, {
-        direction: i % 2 ? 'call' : 'put',
-        amount: 1 + (i % 50),
-        duration: 5,
-        asset: 'EURUSD',
-      });
+      await placeTrade(deps, db, c.userId, placeTradeBody(i));
     };
     await measure(500, 1, viaKysely);
     await measure(500, 1, viaService);

@@ -3,6 +3,7 @@
  * process): the i-th call's request body, the very statement the service sends for it (the raw baseline), and the
  * funding of a bench account through the ledger.
  */
+import { MAX_PRICE_AGE_MS } from '@brokerage/shared';
 import { postEntry, tradeStakeStatement } from '../apps/server/src/modules/ledger/service.js';
 import type { Db } from '../apps/server/src/platform/db/index.js';
 
@@ -18,9 +19,10 @@ export function placeTradeBody(i: number) {
 
 /**
  * The very statement placeTrade sends for the i-th call of `userId` (ledger's tradeStakeStatement: lock, check,
- * trade, balance, stake entry — one statement, atomic by itself), at the quote and the bench's clock `now`.
+ * trade, balance, stake entry — one statement, atomic by itself; the strike is the newest stored tick, which it reads
+ * itself), at the bench's clock `now`.
  */
-export function stakeStatement(userId: string, i: number, quote: { price: string; at: Date }, now: number) {
+export function stakeStatement(userId: string, i: number, now: number) {
   const body = placeTradeBody(i);
   return tradeStakeStatement({
     userId,
@@ -29,8 +31,7 @@ export function stakeStatement(userId: string, i: number, quote: { price: string
     asset: body.asset,
     direction: body.direction,
     durationSeconds: body.duration,
-    strikePrice: quote.price,
-    strikeAt: quote.at,
+    priceNotBefore: new Date(now - MAX_PRICE_AGE_MS),
     expiresAt: new Date(now + body.duration * 1000),
     now: new Date(now),
   });

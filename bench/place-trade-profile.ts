@@ -172,11 +172,10 @@ async function main(): Promise<void> {
 
     // Baseline: the CPU this process spends to send the very statement place-trade sends (compiled by the same
     // builder) over a raw pg pool and read its answer, the same number of calls at the same concurrency.
-    const quote = app.engine.prices.latest('EURUSD')!;
     const raw = new pg.Pool({ connectionString: url.toString(), max: 10 });
     raw.on('error', () => {});
     const direct = async (i: number) => {
-      const q = stakeStatement(userIds[i % userIds.length]!, i, quote, now).compile(db);
+      const q = stakeStatement(userIds[i % userIds.length]!, i, now).compile(db);
       const { rows } = await raw.query(q.sql, q.parameters as unknown[]);
       if (rows[0]?.balance_after_cents == null) throw new Error('the raw statement placed no trade');
     };

@@ -54,6 +54,7 @@ import { migrate, type Db, type DbHandle } from '../apps/server/src/platform/db/
 import { PGliteDialect } from '../apps/server/src/platform/db/pglite-dialect.js';
 import type { Database } from '../apps/server/src/platform/db/types.js';
 import { reconcile } from '../apps/server/src/modules/ledger/service.js';
+import { storeTicks } from '../apps/server/src/modules/prices/feed-store.js';
 import { settleDueTrades, settlementLanes } from '../apps/server/src/modules/trading/settlement.js';
 import { placeTrade } from '../apps/server/src/modules/trading/service.js';
 import { testConfig } from '../apps/server/test/helpers.js';
@@ -360,7 +361,6 @@ async function main(): Promise<void> {
   app.engine.useClock(() => new Date(now));
   await app.engine.startPriceFeed({ timers: false });
   await app.engine.prices.pump();
-  const quote = app.engine.prices.latest('EURUSD')!;
   console.log(`database: ${label}; node ${process.version}; ${os.cpus().length} CPUs`);
   console.log(`server on 127.0.0.1:${port}, keep-alive HTTP, ${CONCURRENCY} requests in flight when concurrent`);
 
@@ -394,7 +394,7 @@ async function main(): Promise<void> {
   const trade = tradeOn();
   // The very statement placeTrade sends (ledger's tradeStakeStatement: lock, check, trade, balance, stake entry — one
   // statement, atomic by itself, no explicit transaction), compiled by the same builder, run raw.
-  const stake = (i: number) => stakeStatement(clients[i % clients.length]!.userId, i, quote, now);
+  const stake = (i: number) => stakeStatement(clients[i % clients.length]!.userId, i, now);
   const direct = async (i: number) => {
     const rows = await raw.query(stake(i).compile(db));
     if (rows[0]?.balance_after_cents == null) throw new Error('the raw statement placed no trade');
@@ -686,10 +686,12 @@ async function main(): Promise<void> {
   }
 
   // Settle what the place-trade phase opened, so the settlement measurement starts from a clean slate.
-  await db
-    .insertInto('price_ticks')
-    .values({ symbol: 'EURUSD', price: '1.10000', at: new Date(now + 10_000) })
-    .execute();
+  // Stored with the watermark, as the feed stores its ticks (D22: settlement waits for the watermark).
+  await storeTicks(db, {
+    ticks: [{ symbol: 'EURUSD', price: '1.10000', at: new Date(now + 10_000) }],
+    watermark: new Date(now + 20_000),
+    fence: null,
+  });
   await app.engine.settleDueTrades({ now: new Date(now + 20_000) });
 
   // ---------------------------------------------------------------- settlement of 100,000 trades expiring together
@@ -743,15 +745,16 @@ async function main(): Promise<void> {
         where a.id = s.account_id;`);
   }
   await raw.exec(`analyze trades; analyze ledger_entries; analyze trading_accounts;`);
-  await db
-    .insertInto('price_ticks')
-    .values([
+  await storeTicks(db, {
+    ticks: [
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E1.getTime() - 1000) },
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E1.getTime() + 1000) },
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E2.getTime() - 1000) },
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E2.getTime() + 1000) },
-    ])
-    .execute();
+    ],
+    watermark: new Date(E2.getTime() + 1000),
+    fence: null,
+  });
   const setupMismatches = await reconcile(db);
   if (setupMismatches.length) throw new Error(`setup does not reconcile: ${JSON.stringify(setupMismatches[0])}`);
   console.log(

@@ -112,8 +112,11 @@ describe.runIf(browserAvailable())('four-eyes withdrawals and confirmations', ()
     await expect
       .poll(() => rowOf(admin.page).getByTestId('withdrawal-status').getAttribute('data-status'))
       .toBe('awaiting_second_approval');
-    // The first approver cannot give the second; the row says who approved and when.
+    // The first approver cannot give the second, and the row says why (issue 20 finding 4) and who approved when.
     expect(await rowOf(admin.page).getByTestId('withdrawal-approve').count()).toBe(0);
+    await expect
+      .poll(() => rowOf(admin.page).getByTestId('withdrawal-approve-blocked').textContent())
+      .toContain('Вы дали первое одобрение');
     expect(await rowOf(admin.page).getByTestId('withdrawal-first-approval').textContent()).toContain('Demo admin');
     expect(await admin.page.getByTestId('withdrawal-card-awaiting-value').textContent()).toBe('1');
     // The status filter has the new state.
@@ -215,5 +218,63 @@ describe.runIf(browserAvailable())('four-eyes withdrawals and confirmations', ()
     expect(admin.problems.filter((p) => !p.includes('401'))).toEqual([]);
     await admin.page.context().close();
     expect((await clientAccount()).balance).toBe(balance);
+  });
+
+  it('a request nobody may approve says so, offers no Approve, and is rejected, which releases the hold', async () => {
+    // Issue 20 finding 4: everyone who could approve client2's payouts recorded one of its deposits.
+    const clients = await api<{ items: { id: number; email: string }[] }>(
+      email('superadmin'),
+      '/api/clients?search=client2%40demo.local',
+    );
+    const clientId = clients.body.items.find((c) => c.email === 'client2@demo.local')!.id;
+    for (const [who, amount] of [
+      ['superadmin', 100],
+      ['admin', 100],
+      ['team_lead_retention', 10],
+    ] as const) {
+      const dep = await api<{ credited: boolean }>(email(who), '/api/deposits', {
+        method: 'POST',
+        body: JSON.stringify({ client_id: clientId, amount, notes: 'e2e' }),
+      });
+      expect(dep.status).toBe(201);
+    }
+    const balance = async () =>
+      (await api<{ balance: number }>('client2@demo.local', '/api/trading/balance')).body.balance;
+    const before = await balance();
+    const expiry = `12/${String((new Date().getFullYear() + 2) % 100).padStart(2, '0')}`;
+    const filed = await api<{ id: number; balance: number }>('client2@demo.local', '/api/withdraw-requests', {
+      method: 'POST',
+      body: JSON.stringify({
+        amount: 50,
+        card_number: '4111 1111 1111 1111',
+        card_holder: 'DEMO',
+        card_expiry: expiry,
+      }),
+    });
+    expect(filed.status).toBe(201);
+    const id = filed.body.id;
+
+    const { page, problems } = await signIn(email('superadmin'));
+    await page.goto(`${server.url}/crm/applications`);
+    const row = page.locator(`[data-testid="withdrawal-row"][data-request-id="${id}"]`);
+    await row.waitFor();
+    expect(await row.getByTestId('withdrawal-no-approver').textContent()).toContain(
+      'нужен ещё один сотрудник с правом финансового одобрения, не работавший с деньгами клиента 30 дней',
+    );
+    expect(await row.getByTestId('withdrawal-approve').count()).toBe(0);
+    expect(await row.getByTestId('withdrawal-approve-blocked').textContent()).toContain('Вы вносили депозит');
+    await shot(page, 'four-eyes-no-approver-desktop');
+    await row.getByTestId('withdrawal-reject').click();
+    await page.getByTestId('withdrawal-confirm-button').click();
+    await page.getByText('Заявка отклонена').waitFor();
+    await expect.poll(() => row.getByTestId('withdrawal-status').getAttribute('data-status')).toBe('rejected');
+    const mine = await api<{ items: { id: number; status: string }[] }>(
+      'client2@demo.local',
+      '/api/my-withdraw-requests',
+    );
+    expect(mine.body.items.find((r) => r.id === id)?.status).toBe('rejected');
+    expect(await balance()).toBe(before);
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await page.context().close();
   });
 });

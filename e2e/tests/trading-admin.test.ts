@@ -243,7 +243,7 @@ describe.runIf(browserAvailable())('trading administration', () => {
     await page.context().close();
   });
 
-  it('shows a trade the demo client opened and voids it with a reason: the stake comes back', async () => {
+  it('shows a trade the demo client opened; a void with a reason waits for the admin, then the stake comes back', async () => {
     const tradeId = await placeDemoTrade();
     const withTrade = await demoAccount();
 
@@ -270,10 +270,45 @@ describe.runIf(browserAvailable())('trading administration', () => {
     const form = page.getByTestId('void-trade-form');
     await form.getByTestId('void-confirm').click();
     await form.getByText('Обязательное поле').waitFor();
+    expect(await form.textContent()).toContain('уйдёт на подтверждение второму сотруднику');
     await form.getByRole('textbox').fill('E2E: ошибочная котировка');
     await shot(page, 'trading-void-modal');
     await form.getByTestId('void-confirm').click();
-    await expectToast(page, 'Сделка аннулирована, ставка $10.00 возвращена');
+    // Issue 20 finding 11: one person only asks; the trade stays open until a second person confirms.
+    await expectToast(page, `Аннулирование сделки #${tradeId} отправлено на подтверждение второму сотруднику`);
+    await trade.getByTestId('trade-void-pending').waitFor();
+    expect(await trade.getByTestId('trade-void').count()).toBe(0);
+    expect(await text(page, 'active-trades-title')).toBe('Активные сделки (1)');
+    const note = (await page.getByTestId('account-pending-voids').textContent()) ?? '';
+    expect(note).toContain(`Сделка #${tradeId} EURUSD на $10.00`);
+    expect(note).toContain('E2E: ошибочная котировка');
+    expect((await demoAccount()).balance).toBe(withTrade.balance);
+    await shot(page, 'trading-void-pending');
+
+    // The admin (finance.approve) confirms it where manual credits are confirmed.
+    const admin = await signIn('admin');
+    await admin.page.goto(`${server.url}/crm/applications`);
+    await admin.page.getByTestId('confirmations-count').waitFor();
+    await admin.page.getByTestId('tab-confirmations').click();
+    const request = admin.page.locator('[data-testid="void-request-row"]', { hasText: `#${tradeId}` });
+    await request.waitFor();
+    const line = (await request.textContent()) ?? '';
+    expect(line).toContain('E2E: ошибочная котировка');
+    expect(line).toContain('Demo Client');
+    expect(line).toContain('$10.00');
+    expect(line).toContain('Demo superadmin');
+    await shot(admin.page, 'void-requests-confirmations');
+    await request.getByTestId('void-request-confirm').click();
+    const dialog = admin.page.getByTestId('void-request-dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('Ставка $10.00 вернётся на баланс клиента');
+    await admin.page.getByTestId('void-request-dialog-submit').click();
+    await expectToast(admin.page, `Сделка #${tradeId} аннулирована, ставка $10.00 возвращена`);
+    await admin.page.getByTestId('voids-empty').waitFor();
+    expect(admin.problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await admin.page.context().close();
+
+    await page.reload();
     await page.getByTestId('active-trades-empty').waitFor();
     expect(await text(page, 'active-trades-title')).toBe('Активные сделки (0)');
     const voided = page.locator(`[data-testid="history-row"][data-trade-id="${tradeId}"]`);

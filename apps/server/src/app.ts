@@ -22,9 +22,12 @@ import {
 import { loggerOptions } from './platform/http/logging.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { registerSecurityHeaders } from './platform/http/security.js';
+import { registerRequestTimeouts } from './platform/http/timeouts.js';
 import { registerWebApp } from './platform/http/static.js';
 import { accessListRoutes } from './modules/access-list/routes.js';
 import { auditRoutes } from './modules/audit/routes.js';
+import { useAuditChainKey } from './platform/audit/chain-key.js';
+import { AuditCheckpointWriter, checkpointFile } from './platform/audit/checkpoints.js';
 import { clientsRoutes } from './modules/clients/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { dashboardRoutes } from './modules/dashboard/routes.js';
@@ -33,8 +36,10 @@ import { healthRoutes } from './modules/health/routes.js';
 import { staffRoutes } from './modules/staff/routes.js';
 import { priceRoutes } from './modules/prices/routes.js';
 import { tradingAdminRoutes } from './modules/trading/admin-routes.js';
+import { voidRequestRoutes } from './modules/trading/void-request-routes.js';
 import { TradingEngine } from './modules/trading/engine.js';
 import { tradingRoutes } from './modules/trading/routes.js';
+import { liveStreamReader } from './modules/live/streams.js';
 import { withdrawalRoutes } from './modules/withdrawals/routes.js';
 import { manualCreditRoutes } from './modules/manual-credits/routes.js';
 import { depositMethodRoutes } from './modules/deposit-methods/routes.js';
@@ -66,6 +71,8 @@ declare module 'fastify' {
     notificationWorker: NotificationWorker;
     /** Affiliate postbacks (D13, D17): created stopped; main.ts starts it (one per cluster), tests call tick(now). */
     postbackWorker: PostbackWorker;
+    /** The audit chain's checkpoints outside the database (issue 20 §7): main.ts starts it, tests call writeNow(). */
+    auditCheckpoints: AuditCheckpointWriter;
   }
 }
 
@@ -95,6 +102,8 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
 
   const databaseUrl = database.kind === 'postgres' ? config.DATABASE_URL : undefined;
   const bus = givenBus ?? (await createBus({ db: database.db, url: databaseUrl, log: app.log }));
+  // The key audit rows are stamped with when they commit (issue 20 §7; main.ts sets it before the first-start seed).
+  const chainKey = useAuditChainKey(config);
   const deps: AppDeps = {
     db: database.db,
     config,
@@ -108,6 +117,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   };
 
   registerErrorHandler(app);
+  registerRequestTimeouts(app, { requestMs: config.REQUEST_TIMEOUT_MS, bulkMs: config.BULK_REQUEST_TIMEOUT_MS });
   registerJsonParser(app);
   registerInputChecks(app);
   registerSecurityHeaders(app);
@@ -126,6 +136,16 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(staffRoutes, { deps });
   await app.register(accessListRoutes, { deps });
   await app.register(auditRoutes, { deps });
+  const auditCheckpoints = new AuditCheckpointWriter({
+    db: deps.db,
+    file: checkpointFile(config.dataDir),
+    key: () => chainKey,
+    log: app.log,
+  });
+  app.decorate('auditCheckpoints', auditCheckpoints);
+  app.addHook('onClose', async () => {
+    await auditCheckpoints.stop();
+  });
   await app.register(dashboardRoutes, { deps });
   // The dashboard's daily rollups count days in this zone (rebuilt once when it changed).
   if (await syncDashboardTimezone(deps.db, config.BUSINESS_TIMEZONE)) {
@@ -155,7 +175,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
     await engine.stop();
     if (!givenBus) await bus.close();
   });
-  await registerLiveGateway(app, deps, engine.prices);
+  await registerLiveGateway(app, deps, engine.prices, liveStreamReader(deps.db));
   await app.register(priceRoutes, { deps, engine });
   await app.register(tradingRoutes, { engine });
   await app.register(tradingAdminRoutes, {
@@ -163,6 +183,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
     manualCreditMaxCents: Math.round(config.MANUAL_CREDIT_MAX * 100),
     secondApprovalCents: Math.round(config.MANUAL_CREDIT_SECOND_APPROVAL * 100),
   });
+  await app.register(voidRequestRoutes, { engine });
   await app.register(withdrawalRoutes, { deps });
   await app.register(manualCreditRoutes, { deps });
   await app.register(depositMethodRoutes, { deps });

@@ -11,6 +11,13 @@ import { reconcile } from './modules/ledger/service.js';
 import { resetTwoFactor } from './modules/auth/two-factor.js';
 import { liftSignInDelays } from './platform/auth/sign-in-delays.js';
 import { CHAIN_BREAK_TEXT, verifyAuditChain } from './platform/audit/chain.js';
+import {
+  AuditChainKey,
+  currentAuditChainKey,
+  keyFingerprint,
+  setCurrentAuditChainKey,
+} from './platform/audit/chain-key.js';
+import { checkpointFile, readCheckpoints } from './platform/audit/checkpoints.js';
 import { restoreBackup, writeBackup } from './platform/db/backup.js';
 
 const USAGE = `Usage: npm run admin -- <command>
@@ -19,8 +26,10 @@ const USAGE = `Usage: npm run admin -- <command>
   clear-ip-whitelist          empty the staff IP whitelist, so staff can sign in from any address
   reset-2fa <email>           remove a staff member's two-factor enrollment (a lost device), end their sessions
   reconcile-ledger            check that every trading balance equals the sum of its ledger entries (exit 1 if not)
-  verify-audit                walk the tamper-evident audit chain; exit 1 naming the first row that does not match
-  backup <file>               write a consistent copy of the embedded database (and its card key) to <file>
+  verify-audit                walk the tamper-evident audit chain with its key and checkpoints; exit 1 naming the
+                              first row that does not match, or the rows missing after the chain's end
+  backup <file>               write a consistent copy of the embedded database (with its card and audit keys and
+                              the audit checkpoints) to <file>
   restore <file>              replace the embedded database with a backup (the current one is moved aside)
 Uses the same DATA_DIR / DATABASE_URL as the server.`;
 
@@ -45,6 +54,7 @@ export async function runCli(args: string[], env = process.env, out = console.lo
     return 2;
   }
   const config = loadConfig(env);
+  const chainKey = new AuditChainKey({ key: config.AUDIT_CHAIN_KEY, dataDir: config.dataDir });
   if (!config.DATABASE_URL) {
     // PGlite admits one process at a time: opening its directory beside a running server can corrupt it.
     const holder = embeddedDbHolder(config.dataDir);
@@ -77,6 +87,16 @@ export async function runCli(args: string[], env = process.env, out = console.lo
             ? 'The backup held no card key file: card numbers need the CARD_ENCRYPTION_KEY in use when it was made.'
             : 'The card key file was restored with it.',
         );
+        out(
+          header.audit_key === null
+            ? 'The backup held no audit chain key file: verify-audit needs the AUDIT_CHAIN_KEY in use when it was made.'
+            : 'The audit chain key file was restored with it.',
+        );
+        out(
+          header.audit_checkpoints === null
+            ? 'The backup held no audit checkpoints; those of the replaced database were moved aside.'
+            : 'The audit checkpoints of the backup were restored with it.',
+        );
         return 0;
       } catch (err) {
         out(`Restore failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -85,6 +105,10 @@ export async function runCli(args: string[], env = process.env, out = console.lo
     }
   }
   const database = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir, poolSize: 2 });
+  // The rows this command writes are stamped with the chain key, like the server's (issue 20 §7); the process's
+  // previous key is put back afterwards (the tests run commands beside their servers).
+  const previousKey = currentAuditChainKey();
+  setCurrentAuditChainKey(chainKey);
   try {
     await migrate(database.db);
     const db = database.db;
@@ -96,20 +120,58 @@ export async function runCli(args: string[], env = process.env, out = console.lo
           ? 'No card key file in the data directory: keep CARD_ENCRYPTION_KEY with the backup, card numbers need it.'
           : 'It includes the card key file: keep the backup as safe as the key itself.',
       );
+      out(
+        header.audit_key === null
+          ? 'No audit chain key file in the data directory: keep AUDIT_CHAIN_KEY with the backup, verify-audit needs it.'
+          : 'It includes the audit chain key file and the audit checkpoints.',
+      );
       return 0;
     }
     if (command === 'verify-audit') {
-      const result = await verifyAuditChain(db);
-      if (!result.broken) {
-        out(`Audit chain intact: verified ${result.verified} rows.`);
-        return 0;
-      }
+      const key = chainKey.existing();
+      const file = checkpointFile(config.dataDir);
+      const read = readCheckpoints(file);
+      const result = await verifyAuditChain(db, { key, checkpoints: read?.checkpoints ?? [] });
       const b = result.broken;
-      out(
-        `Audit chain broken at row ${b.id}${b.seq === null ? '' : ` (chain position ${b.seq})`}: ${CHAIN_BREAK_TEXT[b.reason]}.`,
-      );
-      out(`The ${result.verified} rows before it (up to chain position ${result.verifiedUpTo}) verified.`);
-      return 1;
+      if (!b) out(`Audit chain intact: verified ${result.verified} rows.`);
+      else if (b.reason === 'missing_tail')
+        out(
+          `Audit chain cut short: it ends at chain position ${result.verifiedUpTo}, but the checkpoint of ` +
+            `${b.checkpointAt} in ${file} recorded position ${b.seq}: rows ${result.verifiedUpTo + 1} to ${b.seq} ` +
+            `(at least) were removed.`,
+        );
+      else {
+        out(
+          `Audit chain broken at row ${b.id}${b.seq === null ? '' : ` (chain position ${b.seq})`}: ${CHAIN_BREAK_TEXT[b.reason]}.`,
+        );
+        out(`The ${result.verified} rows before it (up to chain position ${result.verifiedUpTo}) verified.`);
+      }
+      if (!key)
+        out(
+          `No audit chain key (AUDIT_CHAIN_KEY, or ${chainKey.keyFile}): rows after position ${result.keyedAfter} cannot be checked.`,
+        );
+      if (!read)
+        out(
+          `No checkpoint file at ${file}: the chain's head is not anchored outside the database here, so a cut-off ` +
+            'tail cannot be seen (the server writes one at least once a minute; run this with its DATA_DIR).',
+        );
+      else {
+        const newest = result.newestCheckpoint;
+        out(
+          newest
+            ? `Checked against ${read.checkpoints.length} checkpoint(s) in ${file}; the newest: chain position ${newest.seq} at ${newest.at}.`
+            : `The checkpoint file ${file} holds no checkpoint.`,
+        );
+        if (read.damaged > 0) out(`${read.damaged} line(s) of it could not be read (a write cut short?).`);
+        const fingerprint = key && keyFingerprint(key);
+        const others = new Set(read.checkpoints.map((c) => c.key).filter((k) => k && k !== fingerprint));
+        if (others.size > 0)
+          out(
+            `Checkpoints were written with another chain key (${[...others].join(', ')}; this one is ${fingerprint ?? 'none'}): ` +
+              "is AUDIT_CHAIN_KEY / DATA_DIR the server's?",
+          );
+      }
+      return b ? 1 : 0;
     }
     if (command === 'clear-ip-whitelist') {
       const n = await clearWhitelist(db, CLI_ACTOR);
@@ -202,6 +264,7 @@ export async function runCli(args: string[], env = process.env, out = console.lo
     out(env.ADMIN_PASSWORD ? 'The new password is the one in ADMIN_PASSWORD.' : `New password: ${password}`);
     return 0;
   } finally {
+    setCurrentAuditChainKey(previousKey);
     await database.close();
   }
 }

@@ -16,6 +16,18 @@ const configSchema = z.object({
     .url()
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /** Issue 21 §6: how long start-up waits for PostgreSQL to accept connections (with backoff) before giving up. */
+  DB_STARTUP_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /** Issue 21 §5: opening a PostgreSQL connection, or waiting for a free one of the pool, in ms. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /** Issue 21 §5: the longest statement of a request or a job (PostgreSQL statement_timeout), in ms; 0 = none. */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  /** The longest statement of an export or an import (SET LOCAL statement_timeout in their own work), in ms. */
+  DB_BULK_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(120_000),
+  /** Issue 21 §5: an API request unanswered after this long is answered 503 with Retry-After, in ms. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /** The same bound for the file routes (Excel exports, lead import, statement file), which stream for longer. */
+  BULK_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(86_400_000).default(600_000),
   ADMIN_EMAIL: z
     .email()
     .optional()
@@ -100,8 +112,22 @@ const configSchema = z.object({
   /** Live updates (D11): how often sockets are pinged (one missed pong closes them) and sessions re-checked. */
   WS_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   WS_SESSION_CHECK_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
-  /** Several processes on PostgreSQL: how often a follower tries to take the price feed over from a lost leader. */
-  FEED_LEADER_RETRY_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  /**
+   * Issue 21 §7: how often every open socket's streams (its account, messages, notifications) are read again from the
+   * database, so an event whose announcement was lost (a publisher killed between its commit and its NOTIFY) still
+   * arrives within this long.
+   */
+  LIVE_RESYNC_MS: z.coerce.number().int().min(100).max(300_000).default(2_000),
+  /**
+   * Several processes on PostgreSQL: how often a follower checks whether the leader of the price feed (and of the
+   * postbacks) is gone: a crashed leader's session lock is seen free at the next check (issue 21 §4).
+   */
+  FEED_LEADER_RETRY_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /**
+   * The leader's lease, in ms (renewed every third of it): a leader that stops renewing — stalled, starved, cut off —
+   * is replaced once it runs out, and its writes are refused from then on (issue 21 §4).
+   */
+  FEED_LEASE_MS: z.coerce.number().int().min(300).max(60_000).default(3000),
   /**
    * How often this process settles due trades (after one run at start-up). Up to an hour: a process meant to answer
    * requests only (the others settle; the multi-process test runs one so) may wait that long between runs.
@@ -135,6 +161,17 @@ const configSchema = z.object({
     .refine((v) => v === undefined || (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32), {
       message: '32 bytes in base64 (e.g. `openssl rand -base64 32`)',
     }),
+  /**
+   * Issue 20 §7: the HMAC key of the audit chain, 32 bytes in base64. Unset: a key file DATA_DIR/keys/audit.key is
+   * created on first use (mode 0600). Never stored in the database; the same on every process and the command line.
+   */
+  AUDIT_CHAIN_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .refine((v) => v === undefined || (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32), {
+      message: '32 bytes in base64 (e.g. `openssl rand -base64 32`)',
+    }),
   /** D17: the region of phones written without a country code (libphonenumber-js, ISO 3166 alpha-2). */
   DEFAULT_PHONE_REGION: z
     .string()
@@ -146,6 +183,8 @@ const configSchema = z.object({
   ALLOW_PRIVATE_WEBHOOKS: bool,
   /** §9: the largest lead file accepted by POST /api/upload-clients, in MB. */
   UPLOAD_MAX_MB: z.coerce.number().positive().max(1024).default(10),
+  /** Issue 20: the most a workbook (XLSX) upload may unpack to, all its parts together, in MB; past it a 400. */
+  IMPORT_MAX_UNPACKED_MB: z.coerce.number().positive().max(4000).default(200),
   /** D13: calls per minute per affiliate token over the whole external API. */
   EXTERNAL_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** Issue 9: the largest staff balance change of a trading account, in dollars (recorded deposits are not bounded by it). */

@@ -1,14 +1,27 @@
 import { buildApp } from './app.js';
 import { bootstrap, markEmbeddedDbInUse } from './bootstrap.js';
 import { loadConfig, twoFactorBanner } from './config.js';
-import { migrate, openDb } from './platform/db/index.js';
+import { useAuditChainKey } from './platform/audit/chain-key.js';
+import { isDatabaseUnavailable } from './platform/db/errors.js';
+import { openReadyDb } from './platform/db/startup.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  useAuditChainKey(config); // audit rows, the first-start seed's too, are stamped with it at commit (issue 20 §7)
   const releaseDataDir = markEmbeddedDbInUse(config); // DATA_DIR/server.pid: the command line keeps out meanwhile
-  const database = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
-  await migrate(database.db);
-  await bootstrap(database.db, config, (line) => console.log(line));
+  // Waits for PostgreSQL (DB_STARTUP_WAIT_SECONDS), migrates, creates the first users; then the serving pool, with
+  // the connect and statement timeouts of issue 21 §5.
+  const database = await openReadyDb(
+    {
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.dataDir,
+      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+      waitSeconds: config.DB_STARTUP_WAIT_SECONDS,
+      log: (line) => console.log(line),
+    },
+    (db) => bootstrap(db, config, (line) => console.log(line)),
+  );
 
   const app = await buildApp({ config, database });
   let closing = false;
@@ -26,6 +39,12 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   };
+  // No database error ends the process (issue 21 §1): one that escaped a background task is logged; any other
+  // unhandled rejection still ends it, as Node does by default.
+  process.on('unhandledRejection', (reason) => {
+    if (!isDatabaseUnavailable(reason)) throw reason;
+    app.log.error({ err: reason }, 'a background database call failed');
+  });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
@@ -34,6 +53,8 @@ async function main(): Promise<void> {
   await app.listen({ port: config.PORT, host: config.HOST });
   // Affiliate postbacks: one delivering process per cluster (a leader lock on PostgreSQL).
   await app.postbackWorker.start();
+  // The audit chain's head, anchored outside the database at least once a minute (issue 20 §7; every process).
+  app.auditCheckpoints.start();
   console.log(twoFactorBanner(config));
   console.log(
     `Serving on http://localhost:${config.PORT} (database: ${database.kind === 'pglite' ? `embedded, ${config.dataDir}` : 'PostgreSQL'})`,

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { MIGRATIONS, openDb, type Db, type DbHandle } from '../src/platform/db/index.js';
 import { verifyAuditChain } from '../src/platform/audit/chain.js';
 import type { Actor } from '../src/platform/auth/actor.js';
-import { createTestApp, dbKinds, runAdminCommand, type TestApp } from './helpers.js';
+import { createTestApp, dbKinds, runAdminCommand, TEST_AUDIT_CHAIN_KEY, type TestApp } from './helpers.js';
 
 const ACTOR: Actor = {
   id: '22222222-2222-4222-8222-222222222222',
@@ -28,6 +28,31 @@ async function asTamperer(db: Db, statement: (trx: Db) => Promise<unknown>): Pro
     await sql`set local session_replication_role = replica`.execute(trx);
     await statement(trx);
   });
+}
+
+/**
+ * What an attacker with the database but not the key does after editing (issue 20 §7): makes every hash from place
+ * `from` on again with the database's own audit_log_canonical, relinking each row to the one before.
+ */
+async function rechainWithSha(trx: Db, from: number): Promise<void> {
+  await sql
+    .raw(
+      `
+    do $$
+    declare
+      r audit_log;
+      prev text;
+    begin
+      select coalesce((select hash from audit_log where seq = ${from - 1}), '') into prev;
+      for r in select * from audit_log where seq >= ${from} order by seq loop
+        r.prev_hash := prev;
+        r.hash := encode(sha256(convert_to(audit_log_canonical(r), 'UTF8')), 'hex');
+        update audit_log set prev_hash = r.prev_hash, hash = r.hash where id = r.id;
+        prev := r.hash;
+      end loop;
+    end $$`,
+    )
+    .execute(trx);
 }
 
 /** Issue 13 item 5: every audit row is hashed onto one chain at commit; a row edited, removed or inserted is found. */
@@ -96,7 +121,7 @@ describe.each(dbKinds())('tamper-evident audit chain on %s', (kind) => {
     expect(run.output).toMatch(/verified \d+ rows/);
   });
 
-  it('chains the rows written before the chain existed, in id order, when the migration runs', async () => {
+  it('chains the rows written before the chain existed, in id order; keeps checking them the old way once keyed (issue 20 §7)', async () => {
     // A database at the migration before the chain, with audit rows in it.
     let handle: DbHandle;
     let drop = async () => {};
@@ -129,7 +154,36 @@ describe.each(dbKinds())('tamper-evident audit chain on %s', (kind) => {
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       const rows = await handle.db.selectFrom('audit_log').select(['id', 'seq']).orderBy('id').execute();
       expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3, 4, 5]);
-      expect(await verifyAuditChain(handle.db)).toEqual({ verified: 5, verifiedUpTo: 5, broken: null });
+      // Migration 0023 recorded the switch-over at the head: those five stay sha-256, checked the old way.
+      const key = Buffer.from(TEST_AUDIT_CHAIN_KEY, 'base64');
+      expect(await verifyAuditChain(handle.db, { key })).toEqual({
+        verified: 5,
+        verifiedUpTo: 5,
+        broken: null,
+        keyedAfter: 5,
+        newestCheckpoint: null,
+      });
+      // Rows written now are stamped by the server's driver with the key, continuing the old chain.
+      await handle.db.transaction().execute(async (trx) => {
+        await writeAudit(trx, ACTOR, { action: 'user.update', entityId: 'keyed-1' });
+        await writeAudit(trx, ACTOR, { action: 'user.update', entityId: 'keyed-2' });
+      });
+      const chained = await sql<{ seq: string; hash: string; sha: string }>`
+        select seq::text as seq, hash, encode(sha256(convert_to(audit_log_canonical(a), 'UTF8')), 'hex') as sha
+        from audit_log a order by seq`.execute(handle.db);
+      expect(chained.rows.map((r) => r.hash === r.sha)).toEqual([true, true, true, true, true, false, false]);
+      expect(await verifyAuditChain(handle.db, { key })).toMatchObject({ verified: 7, broken: null, keyedAfter: 5 });
+      expect((await verifyAuditChain(handle.db, { key: randomBytes(32) })).broken).toMatchObject({
+        seq: '6',
+        reason: 'content',
+      });
+      // Rewriting an old row and making every later hash again with the database's own function: the first keyed
+      // row gives it away, its hash cannot be made without the key.
+      await asTamperer(handle.db, async (trx) => {
+        await sql`update audit_log set after = '{"i": 99}'::jsonb where seq = 2`.execute(trx);
+        await rechainWithSha(trx, 2);
+      });
+      expect((await verifyAuditChain(handle.db, { key })).broken).toMatchObject({ seq: '6', reason: 'content' });
     } finally {
       await handle.close();
       await drop();
@@ -302,5 +356,158 @@ describe.each(dbKinds())('tamper-evident audit chain on %s', (kind) => {
     v = await verifyApi();
     expect(v.broken).toEqual({ id: forged, seq: String(Number(head.seq) + 1), reason: 'content' });
     expect(v.verified).toBe(total - 1);
+  });
+});
+
+/**
+ * Issue 20 §7: on a copy of the database with the triggers off, an attacker who does not hold the chain key cuts the
+ * tail, rewrites a row and re-hashes the rest with the database's own function, or deletes a row and renumbers the
+ * rest; `verify-audit` (run as an operator does: on PostgreSQL beside the running server, on the embedded database
+ * with the server stopped) names the first bad row or the missing tail and exits 1. Before the key and the
+ * checkpoints it said "intact" to all three.
+ */
+describe.each(dbKinds())('keyed audit chain and its checkpoints on %s', (kind) => {
+  let t: TestApp;
+  let dir: string;
+  let head: number;
+  let boss: { id: string; email: string; token: string };
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-keyed-'));
+    t = await createTestApp(kind, { DATA_DIR: dir }, kind === 'pglite' ? { dataDir: dir } : {});
+    boss = await t.userWithToken('superadmin');
+    // Audit rows: a staff member created through the API, refused calls, and rows written by a service.
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      token: boss.token,
+      payload: { name: 'Keyed Member', email: 'keyed.member@test.local', password: 'secret-pass-1', role: 'admin' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const member = await t.login('keyed.member@test.local', 'secret-pass-1');
+    for (let i = 0; i < 4; i++)
+      expect((await t.inject({ method: 'DELETE', url: `/api/users/${boss.id}`, token: member })).statusCode).toBe(403);
+    for (let i = 0; i < 3; i++)
+      await t.db.transaction().execute(async (trx) => {
+        for (let j = 0; j < 5; j++)
+          await writeAudit(trx, ACTOR, { action: 'user.update', entityId: `keyed-${i}-${j}`, after: { i, j, ü: 'ß' } });
+      });
+    const checkpoint = await t.app.auditCheckpoints.writeNow();
+    head = Number(
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select((eb) => eb.fn.max('seq').as('m'))
+          .executeTakeFirstOrThrow()
+      ).m,
+    );
+    expect(head).toBeGreaterThanOrEqual(21);
+    expect(checkpoint).toMatchObject({ seq: head, keyed_after: 0 });
+  }, 180_000);
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const verifyAudit = async () => {
+    const run = await runAdminCommand(t, ['verify-audit']);
+    t = run.t;
+    return run;
+  };
+  /** Tampers on a copy of the log, checks what verify-audit says, then puts the log back as it was. */
+  const tampered = async (edit: (trx: Db) => Promise<void>) => {
+    await asTamperer(t.db, async (trx) => {
+      await sql`create table audit_copy as select * from audit_log`.execute(trx);
+      await edit(trx);
+    });
+    const run = await verifyAudit();
+    await asTamperer(t.db, async (trx) => {
+      await sql`delete from audit_log`.execute(trx);
+      await sql`insert into audit_log select * from audit_copy`.execute(trx);
+      await sql`drop table audit_copy`.execute(trx);
+    });
+    return run;
+  };
+
+  it('verifies the untouched chain, against the checkpoint written outside the database', async () => {
+    const lines = fs.readFileSync(path.join(dir, 'audit-checkpoints.log'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ seq: head, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const run = await verifyAudit();
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toContain(`Audit chain intact: verified ${head} rows.`);
+    expect(run.output).toContain(`Checked against 1 checkpoint(s)`);
+    expect(run.output).toContain(`the newest: chain position ${head}`);
+  });
+
+  it('reports a cut tail: the chain ends before the checkpoint', async () => {
+    const run = await tampered(async (trx) => {
+      await sql`delete from audit_log where seq > ${head - 3}`.execute(trx);
+    });
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toContain(`it ends at chain position ${head - 3}`);
+    expect(run.output).toContain(`recorded position ${head}`);
+    const api = await t.inject({ method: 'GET', url: '/api/audit/verify', token: boss.token });
+    expect(api.json()).toEqual({ verified: head, verified_up_to: head, broken: null }); // put back
+  });
+
+  it('reports a row rewritten and every later hash made again with audit_log_canonical', async () => {
+    const row10 = await t.db.selectFrom('audit_log').select('id').where('seq', '=', '10').executeTakeFirstOrThrow();
+    const run = await tampered(async (trx) => {
+      await sql`update audit_log set after = '{"forged": true}'::jsonb where seq = 10`.execute(trx);
+      await rechainWithSha(trx, 10);
+      // The forged chain is whole by the database's own measure.
+      const mismatched = await sql<{ n: string }>`
+        select count(*)::text as n from audit_log a
+        where hash <> encode(sha256(convert_to(audit_log_canonical(a), 'UTF8')), 'hex') and seq >= 10`.execute(trx);
+      expect(mismatched.rows[0]!.n).toBe('0');
+    });
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toContain(`Audit chain broken at row ${row10.id} (chain position 10)`);
+    expect(run.output).toContain('edited');
+    expect(run.output).toContain('up to chain position 9');
+  });
+
+  it('reports a row deleted and the rest renumbered and re-hashed', async () => {
+    const row6 = await t.db.selectFrom('audit_log').select('id').where('seq', '=', '6').executeTakeFirstOrThrow();
+    const run = await tampered(async (trx) => {
+      await sql`delete from audit_log where seq = 5`.execute(trx);
+      await sql`update audit_log set seq = -seq where seq > 5`.execute(trx);
+      await sql`update audit_log set seq = -seq - 1 where seq < 0`.execute(trx);
+      await rechainWithSha(trx, 5);
+    });
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toContain(`Audit chain broken at row ${row6.id} (chain position 5)`);
+    expect(run.output).toContain('up to chain position 4');
+  });
+
+  it('shows the same on the audit page, and a chain put back verifies again', async () => {
+    await asTamperer(t.db, async (trx) => {
+      await sql`create table audit_copy as select * from audit_log`.execute(trx);
+      await sql`delete from audit_log where seq > ${head - 1}`.execute(trx);
+    });
+    const cut = await t.inject({ method: 'GET', url: '/api/audit/verify', token: boss.token });
+    expect(cut.json()).toEqual({
+      verified: head - 1,
+      verified_up_to: head - 1,
+      broken: { id: null, seq: String(head), reason: 'missing_tail' },
+    });
+    await asTamperer(t.db, async (trx) => {
+      await sql`insert into audit_log select * from audit_copy where seq > ${head - 1}`.execute(trx);
+      await sql`drop table audit_copy`.execute(trx);
+    });
+    const run = await verifyAudit();
+    expect(run.code, run.output).toBe(0);
+  });
+
+  it('tells a check with another key apart: every keyed row fails, and the checkpoints name a different key', async () => {
+    const run = await runAdminCommand(t, ['verify-audit'], { AUDIT_CHAIN_KEY: randomBytes(32).toString('base64') });
+    t = run.t;
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('(chain position 1)');
+    expect(run.output).toContain('Checkpoints were written with another chain key');
+    // The server's own key still verifies (the command put the process's key back).
+    await t.login(boss.email);
+    expect((await verifyAudit()).code).toBe(0);
   });
 });

@@ -50,7 +50,8 @@ describe.each(dbKinds())('backup and restore on %s', (kind) => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'backup-data-'));
     backupFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'backup-file-')), 'brokerage.backup');
-    t = await createTestApp(kind, { DATA_DIR: dataDir }, { dataDir });
+    // No AUDIT_CHAIN_KEY: the audit chain's key lives in DATA_DIR/keys/audit.key, as the card key does (issue 20 §7).
+    t = await createTestApp(kind, { DATA_DIR: dataDir, AUDIT_CHAIN_KEY: '' }, { dataDir });
     staff = await t.userWithToken('superadmin');
   });
   afterAll(async () => {
@@ -67,7 +68,8 @@ describe.each(dbKinds())('backup and restore on %s', (kind) => {
       payload: { action: 'add', amount, reason: 'backup test' },
     });
 
-  it('restores exactly the state that was backed up, card key included', async () => {
+  it('restores exactly the state that was backed up, card key, audit key and audit checkpoints included', async () => {
+    t.app.auditCheckpoints.start(); // as main.ts does: checkpoints of the chain's head outside the database
     alice = await registerClient(t, 'Alice Backup');
     await fund(t, alice.accountId, 100_000);
     expect((await balanceChange(alice.accountId, 250)).statusCode).toBe(200);
@@ -81,11 +83,14 @@ describe.each(dbKinds())('backup and restore on %s', (kind) => {
     const requestId = (filed.json() as { id: number }).id;
     const backedUp = await snapshot(t);
     expect(fs.existsSync(path.join(dataDir, 'keys', 'card.key'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'keys', 'audit.key'))).toBe(true);
 
     const backup = await runAdminCommand(t, ['backup', backupFile]);
     t = backup.t;
+    t.app.auditCheckpoints.start();
     expect(backup.code, backup.output).toBe(0);
     expect(backup.output).toContain('card key');
+    expect(backup.output).toContain('It includes the audit chain key file and the audit checkpoints.');
     expect(fs.statSync(backupFile).mode & 0o077).toBe(0); // it holds the card key: owner only
 
     // More writes after the backup: a new client, more money, a rejected request.
@@ -100,6 +105,8 @@ describe.each(dbKinds())('backup and restore on %s', (kind) => {
     });
     expect(rejected.statusCode, rejected.body).toBe(200);
     expect(await snapshot(t)).not.toEqual(backedUp);
+    // A checkpoint of the newer chain: without the backup's own checkpoints the restored chain would look cut short.
+    expect((await t.app.auditCheckpoints.writeNow())!.seq).toBeGreaterThan(backedUp.audit.length);
 
     // The disk is lost with its key; the backup comes back (with the server stopped).
     await t.close();
@@ -108,9 +115,14 @@ describe.each(dbKinds())('backup and restore on %s', (kind) => {
     const out = (l: string) => void lines.push(l);
     expect(await runCli(['restore', backupFile], t.cliEnv!, out), lines.join('\n')).toBe(0);
     expect(lines.join('\n')).toContain('kept in');
+    expect(lines.join('\n')).toContain('The audit chain key file was restored with it.');
+    expect(lines.join('\n')).toContain('The audit checkpoints of the backup were restored with it.');
+    const aside = lines.join('\n').match(/kept in (\S+?)\.?$/m)![1]!;
+    expect(fs.existsSync(path.join(aside, 'audit-checkpoints.log.before-restore'))).toBe(true);
     expect(await runCli(['reconcile-ledger'], t.cliEnv!, out), lines.join('\n')).toBe(0);
     expect(await runCli(['verify-audit'], t.cliEnv!, out), lines.join('\n')).toBe(0);
     expect(lines.join('\n')).toContain(`verified ${backedUp.audit.length} rows`);
+    expect(lines.join('\n')).toContain(`the newest: chain position ${backedUp.audit.length}`);
     t = await t.reopen();
 
     expect(await snapshot(t)).toEqual(backedUp);
@@ -122,7 +134,7 @@ describe.each(dbKinds())('backup and restore on %s', (kind) => {
     });
     expect(revealed.statusCode, revealed.body).toBe(200);
     expect(revealed.body.replace(/\D/g, '')).toContain(VISA);
-  });
+  }, 120_000); // three stops and starts of the embedded database
 
   it('refuses while a server holds the data directory, and refuses a file that is not a whole backup', async () => {
     await t.close();

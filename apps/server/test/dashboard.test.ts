@@ -127,6 +127,13 @@ describe.each(dbKinds())('dashboard on %s', (kind) => {
       payload: { name: 'Lead c2', email: `c2.user.${randomUUID().slice(0, 6)}@dash.test`, password: 'secret-123' },
     });
     expect(reg.statusCode, reg.body).toBe(201);
+    // A login made by staff waits for another finance approver's identity check (issue 20 finding 1).
+    const verified = await t.inject({
+      method: 'POST',
+      url: `/api/clients/${ids.c2}/verify-identity`,
+      token: (await t.userWithToken('admin')).token,
+    });
+    expect(verified.statusCode, verified.body).toBe(200);
     const del = await t.inject({ method: 'DELETE', url: `/api/users/${staff.s2.id}`, token: superadmin });
     expect(del.statusCode, del.body).toBe(200);
     months = (

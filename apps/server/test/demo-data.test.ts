@@ -22,9 +22,17 @@ describe.each(dbKinds())('the demo traders on %s', (kind) => {
   let t: TestApp;
   const now = new Date();
 
+  const cardKey = randomBytes(32).toString('base64');
+
   beforeAll(async () => {
-    t = await createTestApp(kind, { LOGIN_RATE_PER_MINUTE: '100000' });
-    await seedDemoData(t.db, new CardVault({ key: randomBytes(32).toString('base64'), dataDir: '/nonexistent' }), {
+    // The production thresholds of D20 ($1,000), so the four-eyes paths of the demo are the ones a new user meets.
+    t = await createTestApp(kind, {
+      LOGIN_RATE_PER_MINUTE: '100000',
+      CARD_ENCRYPTION_KEY: cardKey,
+      WITHDRAWAL_SECOND_APPROVAL: '1000',
+      MANUAL_CREDIT_SECOND_APPROVAL: '1000',
+    });
+    await seedDemoData(t.db, new CardVault({ key: cardKey, dataDir: '/nonexistent' }), {
       durations: [300, 900, 1800, 3600, 14400],
       now,
     });
@@ -341,6 +349,114 @@ describe.each(dbKinds())('the demo traders on %s', (kind) => {
       });
       expect([tr.status, Number(tr.profit_cents)], `trade ${tr.id}`).toEqual([rule.status, rule.profitCents]);
     }
+  });
+
+  it("records the traders' deposits the way a desk does: by each client's own manager, never a finance approver", async () => {
+    const rows = await t.db
+      .selectFrom('deposits')
+      .innerJoin('clients', 'clients.id', 'deposits.client_id')
+      .innerJoin('users', 'users.id', 'deposits.created_by')
+      .select(['deposits.created_by', 'clients.assigned_manager', 'clients.user_id', 'users.role'])
+      .execute();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.role === 'superadmin' || r.role === 'admin')).toEqual([]);
+    const traders = rows.filter((r) => r.user_id !== null);
+    expect(traders.length).toBeGreaterThanOrEqual(20);
+    expect(traders.every((r) => r.created_by === r.assigned_manager)).toBe(true);
+  });
+
+  it("issue 20 finding 4: client3's $1,500 withdrawal is finished by two demo staff, the admin first, the superadmin second", async () => {
+    const client = await t.login('client3@demo.local', 'demo12345');
+    const balance = (await t.inject({ method: 'GET', url: '/api/trading/balance', token: client })).json().balance;
+    expect(balance).toBeGreaterThanOrEqual(1500);
+    const { year, month } = { year: now.getUTCFullYear() + 2, month: now.getUTCMonth() + 1 };
+    const filed = await t.inject({
+      method: 'POST',
+      url: '/api/withdraw-requests',
+      token: client,
+      payload: {
+        amount: 1500,
+        card_number: '4111111111111111',
+        card_holder: 'DEMO TRADER THREE',
+        card_expiry: `${String(month).padStart(2, '0')}/${String(year % 100).padStart(2, '0')}`,
+      },
+    });
+    expect(filed.statusCode, filed.body).toBe(201);
+    const id = filed.json().id as number;
+    const admin = await t.login('admin@demo.local', 'demo12345');
+    const superadmin = await t.login('superadmin@demo.local', 'demo12345');
+    const first = await t.inject({ method: 'PUT', url: `/api/withdraw-requests/${id}/approve`, token: admin });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().status).toBe('awaiting_second_approval');
+    const second = await t.inject({ method: 'PUT', url: `/api/withdraw-requests/${id}/approve`, token: superadmin });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.json()).toMatchObject({ status: 'approved', can_approve: false, can_reject: false });
+    // Every open request of the demo can be finished by its staff.
+    const open = await t.inject({
+      method: 'GET',
+      url: '/api/withdraw-requests?status=pending&per_page=200',
+      token: superadmin,
+    });
+    const items = open.json().items as { no_eligible_approver: boolean }[];
+    expect(items.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(items.map((r) => r.no_eligible_approver))).toEqual(new Set([false]));
+    expect(await reconcile(t.db)).toEqual([]);
+  });
+
+  it('issue 20 finding 1: a login the retention manager makes for a demo lead credits nothing and pays nothing on their word', async () => {
+    const rm = await t.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', 'retention.manager@demo.local')
+      .executeTakeFirstOrThrow();
+    // A lead of theirs without a login whose deposits were all recorded more than 30 days ago.
+    const lead = await t.db
+      .selectFrom('clients')
+      .innerJoin('deposits', 'deposits.client_id', 'clients.id')
+      .select(['clients.id', (eb) => eb.fn.sum<string>('deposits.amount_cents').as('cents')])
+      .where('clients.assigned_manager', '=', rm.id)
+      .where('clients.user_id', 'is', null)
+      .where('deposits.deleted_at', 'is', null)
+      .groupBy('clients.id')
+      .having((eb) => eb.fn.max('deposits.created_at'), '<', new Date(now.getTime() - 31 * DAY_MS))
+      .orderBy('clients.id')
+      .executeTakeFirstOrThrow();
+    const manager = await t.login('retention.manager@demo.local', 'demo12345');
+    const email = `rm.alias.${randomBytes(3).toString('hex')}@evil.test`;
+    const reg = await t.inject({
+      method: 'POST',
+      url: `/api/clients/${lead.id}/register-user`,
+      token: manager,
+      payload: { email, password: 'evilpass123', name: 'x' },
+    });
+    expect(reg.statusCode, reg.body).toBe(201);
+    const alias = await t.login(email, 'evilpass123');
+    expect((await t.inject({ method: 'GET', url: '/api/trading/balance', token: alias })).json().balance).toBe(0);
+    const admin = await t.login('admin@demo.local', 'demo12345');
+    const verified = await t.inject({ method: 'POST', url: `/api/clients/${lead.id}/verify-identity`, token: admin });
+    expect(verified.statusCode, verified.body).toBe(200);
+    expect(verified.json().credited_amount * 100).toBe(Number(lead.cents));
+    const { year, month } = { year: now.getUTCFullYear() + 2, month: now.getUTCMonth() + 1 };
+    const filed = await t.inject({
+      method: 'POST',
+      url: '/api/withdraw-requests',
+      token: alias,
+      payload: {
+        amount: 10,
+        card_number: '4111111111111111',
+        card_holder: 'X',
+        card_expiry: `${String(month).padStart(2, '0')}/${String(year % 100).padStart(2, '0')}`,
+      },
+    });
+    expect(filed.statusCode, filed.body).toBe(201);
+    const approved = await t.inject({
+      method: 'PUT',
+      url: `/api/withdraw-requests/${filed.json().id}/approve`,
+      token: manager,
+    });
+    expect(approved.statusCode).toBe(409);
+    expect(approved.json().code).toBe('withdraw_approver_login_created');
+    expect(await reconcile(t.db)).toEqual([]);
   });
 
   it('has at least 20 client accounts with settled trades, so the risk warning shows its percentage (issue 14)', async () => {

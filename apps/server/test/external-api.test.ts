@@ -637,7 +637,7 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
     // The log did record the refusals, so the absence of the tokens below means something.
     expect(log).toContain('external API access denied');
     expect(log).toContain('"reason":"ip_not_allowed"');
-    expect(log).toContain('/api/external/clients?token=[redacted]');
+    expect(log).toContain('"path":"/api/external/clients","query":["token"');
     expect(issued.length).toBeGreaterThan(10);
     for (const secret of issued) {
       expect(audit.includes(secret), 'audit log').toBe(false);

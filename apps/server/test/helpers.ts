@@ -54,6 +54,9 @@ export async function freshDatabase(kind: DbKind, dataDir?: string): Promise<DbH
   };
 }
 
+/** The audit chain key of this test file's apps and commands (issue 20 §7), so no test makes a key file. */
+export const TEST_AUDIT_CHAIN_KEY = randomBytes(32).toString('base64');
+
 /** Tests sign in with a password alone (REQUIRE_2FA_ROLES empty) unless they set it: only the 2FA tests do. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
@@ -61,6 +64,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     DATA_DIR: '/nonexistent',
     WEB_DIST: '/nonexistent',
     REQUIRE_2FA_ROLES: '',
+    AUDIT_CHAIN_KEY: TEST_AUDIT_CHAIN_KEY,
     ...overrides,
   });
 }
@@ -174,10 +178,12 @@ export async function createTestApp(
       if (action) q = q.where('action', '=', action);
       return Number((await q.executeTakeFirstOrThrow()).n);
     },
+    // The app's audit chain key goes along (a command writing an audit row stamps it with the same key), and on
+    // PostgreSQL the app's DATA_DIR (where its audit checkpoints are).
     cliEnv: database.url
-      ? { DATABASE_URL: database.url, LOG_LEVEL: 'silent' }
+      ? { DATABASE_URL: database.url, DATA_DIR: config.DATA_DIR, LOG_LEVEL: 'silent', ...chainKeyEnv(config) }
       : options.dataDir
-        ? { DATA_DIR: options.dataDir, LOG_LEVEL: 'silent' }
+        ? { DATA_DIR: options.dataDir, LOG_LEVEL: 'silent', ...chainKeyEnv(config) }
         : null,
     reopen() {
       if (kind !== 'pglite' || !options.dataDir)
@@ -191,6 +197,9 @@ export async function createTestApp(
   };
   return t;
 }
+
+const chainKeyEnv = (config: Config): Record<string, string> =>
+  config.AUDIT_CHAIN_KEY ? { AUDIT_CHAIN_KEY: config.AUDIT_CHAIN_KEY } : {};
 
 /** The session cookie a response sets, with its attributes as written. */
 export function sessionCookie(res: LightMyRequestResponse): { value: string; raw: string } | undefined {

@@ -50,14 +50,17 @@ describe.each(dbKinds())('live price fan-out on %s', (kind) => {
     }
     const stringify = vi.spyOn(JSON, 'stringify');
     const at = new Date(T0 + 1000);
-    // The feed's tick: this process's listeners and (the in-process bus echoing it) the bus both carry it.
+    // The feed's tick, once stored (issue 21 §3): this process's listeners and (the in-process bus echoing it) the bus
+    // both carry it.
     t.app.engine.prices.ingest({ symbol: 'EURUSD', price: '1.10123', at });
+    await t.app.engine.prices.flush();
     const serialised = stringify.mock.calls.filter(
       ([value]) => (value as LiveFrame | undefined)?.type === 'tick' && (value as LiveFrame).symbol === 'EURUSD',
     );
     expect(serialised).toHaveLength(1);
     // A later tick of another symbol: once it arrives, anything the first could still have caused has arrived too.
     t.app.engine.prices.ingest({ symbol: 'GBPUSD', price: '1.29001', at: new Date(T0 + 1500) });
+    await t.app.engine.prices.flush();
     for (const c of clients) {
       await c.next(isTick('GBPUSD'), 10_000, 'GBPUSD tick');
       const eurusd = c.frames.filter((f) => isTick('EURUSD')(f) && f.at === at.toISOString());
@@ -135,18 +138,15 @@ describe.each(dbKinds())('live price fan-out on %s', (kind) => {
     (slow.ws as unknown as { _socket: Socket })._socket.pause();
     const onServer = () => serverSockets().reduce((most, s) => (s.bufferedAmount > most.bufferedAmount ? s : most));
 
-    // Its balance events (small, as the bus carries them) pile up: first in the kernel's buffers, then the server's.
+    // Its message events (small, sent with the bus's payload) pile up: first in the kernel's buffers, then the
+    // server's.
     let sent = 0;
     let peak = 0;
     let target: WebSocket | undefined;
     while (sent < 2_000_000 && (!target || target.readyState === target.OPEN)) {
       for (let i = 0; i < 2000; i++) {
         sent += 1;
-        t.app.engine.bus.publish({
-          type: 'balance.changed',
-          user_id: client.userId,
-          payload: { account_id: client.accountId, balance: sent },
-        });
+        t.app.engine.bus.publish({ type: 'message.new', user_id: client.userId, payload: { id: sent } });
       }
       await turn();
       // The server's side of the slow socket: the one whose unsent bytes grow.

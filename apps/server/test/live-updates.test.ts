@@ -105,7 +105,7 @@ describe.each(dbKinds())('live updates on %s', (kind) => {
     const opened = await mine.next((f) => f.type === 'trade.opened', 5000, 'trade.opened');
     expect(opened.payload).toMatchObject({ trade: { id: tradeId, status: 'active', strike_price: 1.1001 } });
     const balance = await mine.next((f) => f.type === 'balance.changed', 5000, 'balance.changed');
-    expect(balance.payload).toEqual({ balance: 900 });
+    expect(balance.payload).toEqual({ account_id: alice.accountId, balance: 900 });
 
     // The feed moves past the expiry (the replay repeats its last prices each second) and settlement runs.
     const report = await app.settleAt(T0 + 14_000);

@@ -24,8 +24,9 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
       payload: body,
       ...(key ? { headers: { 'idempotency-key': key } } : {}),
     });
-  const confirm = (id: number, token: string) =>
-    t.inject({ method: 'POST', url: `/api/manual-credits/${id}/confirm`, token });
+  /** Issue 20 finding 2: the confirmer names the amount they saw. */
+  const confirm = (id: number, token: string, amount: number) =>
+    t.inject({ method: 'POST', url: `/api/manual-credits/${id}/confirm`, token, payload: { amount } });
   const cancel = (id: number, token: string, reason: unknown) =>
     t.inject({ method: 'POST', url: `/api/manual-credits/${id}/cancel`, token, payload: { reason } });
   const pending = (token: string, query = '') =>
@@ -105,15 +106,15 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     expect(detail.json().pendingCredits.map((p: { id: number }) => p.id)).toEqual([creditId]);
     expect(detail.json().account.balance).toBe(0);
 
-    const own = await confirm(creditId, superadmin.token);
+    const own = await confirm(creditId, superadmin.token, 5000);
     expect(own.statusCode).toBe(409);
     expect(own.json().code).toBe('manual_credit_own');
     expect(await balanceCents(t, c.accountId)).toBe(0);
 
     // finance.view lists, finance.approve confirms.
-    expect((await confirm(creditId, retention.token)).statusCode).toBe(403);
+    expect((await confirm(creditId, retention.token, 5000)).statusCode).toBe(403);
 
-    const ok = await confirm(creditId, admin.token);
+    const ok = await confirm(creditId, admin.token, 5000);
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json()).toMatchObject({ id: creditId, status: 'confirmed', decided_by: admin.id });
     expect(await balanceCents(t, c.accountId)).toBe(500_000);
@@ -131,7 +132,7 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
 
     // A repeated confirmation (the same admin, or another) answers the confirmed state and moves nothing.
     for (const token of [admin.token, admin2.token]) {
-      const again = await confirm(creditId, token);
+      const again = await confirm(creditId, token, 5000);
       expect(again.statusCode, again.body).toBe(200);
       expect(again.json()).toMatchObject({ status: 'confirmed', decided_by: admin.id });
     }
@@ -143,7 +144,7 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     const requested = (await t.auditRows('manual_credit.request')).find((r) => r.entity_id === String(creditId));
     expect(requested).toMatchObject({ actor_id: superadmin.id, after: expect.objectContaining({ amount: 5000 }) });
     expect((await pending(admin.token, `&client_id=${c.clientId}`)).json().items).toEqual([]);
-    expect((await confirm(creditId, superadmin.token)).statusCode).toBe(409);
+    expect((await confirm(creditId, superadmin.token, 5000)).statusCode).toBe(409);
   });
 
   it('a set above the balance waits as the difference; lowering, small raises and subtracting move at once', async () => {
@@ -164,7 +165,7 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     expect(await balanceCents(t, c.accountId)).toBe(1000);
 
     // The difference measured when asked is what is posted.
-    const ok = await confirm(set.json().credit_id, admin.token);
+    const ok = await confirm(set.json().credit_id, admin.token, 3000);
     expect(ok.statusCode, ok.body).toBe(200);
     expect(await balanceCents(t, c.accountId)).toBe(301_000);
   });
@@ -194,11 +195,11 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     const done = await cancel(id, admin2.token, 'Не согласовано');
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toMatchObject({ status: 'cancelled', cancel_reason: 'Не согласовано', decided_by: admin2.id });
-    expect((await confirm(id, admin.token)).json().code).toBe('manual_credit_already_cancelled');
+    expect((await confirm(id, admin.token, 4000)).json().code).toBe('manual_credit_already_cancelled');
     expect((await cancel(id, superadmin.token, 'again')).statusCode).toBe(409);
     expect(await balanceCents(t, c.accountId)).toBe(0);
     expect((await t.auditRows('manual_credit.cancel')).filter((r) => r.entity_id === String(id))).toHaveLength(1);
-    expect((await confirm(999_999, admin.token)).statusCode).toBe(404);
+    expect((await confirm(999_999, admin.token, 1)).statusCode).toBe(404);
   });
 
   it('a large CRM deposit is recorded and counted at once but credited only once confirmed', async () => {
@@ -224,12 +225,12 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     const listed = (await pending(admin.token, `&client_id=${c.clientId}`)).json().items;
     expect(listed).toEqual([expect.objectContaining({ id: creditId, kind: 'deposit', deposit_id: res.json().id })]);
 
-    expect((await confirm(creditId, superadmin.token)).json().code).toBe('manual_credit_own');
-    const ok = await confirm(creditId, admin.token);
+    expect((await confirm(creditId, superadmin.token, 5000)).json().code).toBe('manual_credit_own');
+    const ok = await confirm(creditId, admin.token, 5000);
     expect(ok.statusCode, ok.body).toBe(200);
     expect(await balanceCents(t, c.accountId)).toBe(500_000);
     expect((await ledger(c.accountId)).map((e) => e.reference)).toEqual([`deposit:${res.json().id}`]);
-    expect((await confirm(creditId, admin2.token)).statusCode).toBe(200);
+    expect((await confirm(creditId, admin2.token, 5000)).statusCode).toBe(200);
     expect(await balanceCents(t, c.accountId)).toBe(500_000);
     const after = await t.inject({ method: 'GET', url: `/api/deposits?client_id=${c.clientId}`, token: admin.token });
     expect(after.json().items[0]).toMatchObject({ credited: true, credit_status: 'confirmed' });
@@ -268,15 +269,20 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     const waiting = (await pending(admin.token, `&client_id=${c.clientId}`)).json().items;
     expect(waiting).toEqual([expect.objectContaining({ id: creditId, kind: 'deposit_edit', amount: 1000 })]);
 
-    // Raised again while it waits: the one pending credit follows (no second one).
-    expect((await edit(2000)).statusCode).toBe(200);
+    // Raised again while it waits: that credit is cancelled and one for the new difference replaces it (issue 20
+    // finding 2), so there is still one pending credit per deposit.
+    const reraised = await edit(2000);
+    expect(reraised.statusCode).toBe(200);
+    const newId = reraised.json().credit_id as number;
+    expect(newId).not.toBe(creditId);
     const again = (await pending(admin.token, `&client_id=${c.clientId}`)).json().items;
-    expect(again).toEqual([expect.objectContaining({ id: creditId, amount: 1200 })]);
+    expect(again).toEqual([expect.objectContaining({ id: newId, kind: 'deposit_edit', amount: 1200 })]);
+    expect((await confirm(creditId, admin.token, 1000)).json().code).toBe('credit_amount_changed');
 
-    const ok = await confirm(creditId, admin.token);
+    const ok = await confirm(newId, admin.token, 1200);
     expect(ok.statusCode, ok.body).toBe(200);
     expect(await balanceCents(t, c.accountId)).toBe(200_000);
-    expect((await ledger(c.accountId)).map((e) => e.reference)).toEqual([`deposit:${id}`, `manual-credit:${creditId}`]);
+    expect((await ledger(c.accountId)).map((e) => e.reference)).toEqual([`deposit:${id}`, `manual-credit:${newId}`]);
 
     // Lowering moves at once, from what the ledger holds.
     const lowered = await edit(900);
@@ -321,7 +327,7 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     await t.db.updateTable('clients').set({ identity_verified: false }).where('id', '=', c.clientId).execute();
     const res = await deposit(c.clientId, 6000);
     expect(res.json()).toMatchObject({ credited: false, credit_status: 'pending' });
-    const ok = await confirm(res.json().credit_id, admin.token);
+    const ok = await confirm(res.json().credit_id, admin.token, 6000);
     expect(ok.statusCode, ok.body).toBe(200);
     // Confirmed, but the identity is not: still uncredited.
     expect(await balanceCents(t, c.accountId)).toBe(0);
@@ -337,7 +343,7 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     // The confirmed and the small deposit are credited; the one still waiting for its second person is not.
     expect(verified.json()).toMatchObject({ credited_deposits: 2, credited_amount: 6100 });
     expect(await balanceCents(t, c.accountId)).toBe(610_000);
-    const last = await confirm(big.json().credit_id, admin.token);
+    const last = await confirm(big.json().credit_id, admin.token, 2000);
     expect(last.statusCode, last.body).toBe(200);
     expect(await balanceCents(t, c.accountId)).toBe(810_000);
   });

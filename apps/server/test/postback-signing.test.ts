@@ -21,20 +21,24 @@ describe('postback signature', () => {
 
   it('headers carry the unix seconds of the moment and the signature over exactly that timestamp', () => {
     const body = '{"event":"STATUS"}';
-    const headers = postbackHeaders('s3cret', body, new Date('2026-01-01T00:00:00.999Z'));
+    const id = '4f0c2a9e-8a51-4d7b-9c3e-2b1d5e6f7a80';
+    const headers = postbackHeaders('s3cret', body, new Date('2026-01-01T00:00:00.999Z'), id);
     expect(headers).toEqual({
       'Content-Type': 'application/json',
+      'X-Event-Id': id,
       'X-Timestamp': '1767225600',
       'X-Signature': postbackSignature('s3cret', '1767225600', body),
     });
   });
 
-  it('the body lists the fields in the documented order, amount only when there is one', () => {
+  it('the body lists the event id, then the fields in the documented order, amount only when there is one', () => {
+    const id = '4f0c2a9e-8a51-4d7b-9c3e-2b1d5e6f7a80';
     const base = { client_id: 9, status: 'ftd', ftd: true, occurred_at: '2026-01-01T00:00:00.000Z' };
-    expect(postbackBody({ ...base, event: 'STATUS' })).toBe(
-      '{"event":"STATUS","client_id":9,"status":"ftd","ftd":true,"occurred_at":"2026-01-01T00:00:00.000Z"}',
+    expect(postbackBody(id, { ...base, event: 'STATUS' })).toBe(
+      `{"event_id":"${id}","event":"STATUS","client_id":9,"status":"ftd","ftd":true,"occurred_at":"2026-01-01T00:00:00.000Z"}`,
     );
-    expect(JSON.parse(postbackBody({ ...base, event: 'PURCHASE', amount: 10 }))).toEqual({
+    expect(JSON.parse(postbackBody(id, { ...base, event: 'PURCHASE', amount: 10 }))).toEqual({
+      event_id: id,
       event: 'PURCHASE',
       ...base,
       amount: 10,

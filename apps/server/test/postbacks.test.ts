@@ -185,7 +185,7 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
         expect(r.headers['x-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
         expect(r.body).toBe(got[0]!.body);
       }
-      expect(Object.keys(bodyOf(got[0]!))).toEqual(['event', 'client_id', 'status', 'ftd', 'occurred_at']);
+      expect(Object.keys(bodyOf(got[0]!))).toEqual(['event_id', 'event', 'client_id', 'status', 'ftd', 'occurred_at']);
       expect(bodyOf(got[0]!)).toMatchObject({ event: 'REGISTRATION', client_id: client, status: 'new', ftd: false });
       expect(new Date(bodyOf(got[0]!).occurred_at as string).getTime()).not.toBeNaN();
       // The secret itself never travels.
@@ -209,7 +209,15 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
       expect(await tick(after(purchase, 0))).toEqual({ delivered: 1, retried: 0, failed: 0 });
       const sent = receiver.to(path).at(-1)!;
       expect(sent.signatureValid).toBe(true);
-      expect(Object.keys(bodyOf(sent))).toEqual(['event', 'client_id', 'status', 'ftd', 'amount', 'occurred_at']);
+      expect(Object.keys(bodyOf(sent))).toEqual([
+        'event_id',
+        'event',
+        'client_id',
+        'status',
+        'ftd',
+        'amount',
+        'occurred_at',
+      ]);
       expect(bodyOf(sent)).toMatchObject({
         event: 'PURCHASE',
         client_id: client,
@@ -303,6 +311,44 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
       expect(res.statusCode).toBe(200);
       expect(await events(clientId)).toEqual([]);
     }
+  });
+
+  it('every event carries a stable id, the same in a retry, signed in the body and repeated in X-Event-Id', async () => {
+    const path = `/hooks/${kind}/dedupe`;
+    const partner = await affiliate('Dedupe');
+    const client = await lead(partner);
+    await connect(partner, path);
+    receiver.script(path, [503]);
+    await enqueuePostback(t.db, { clientId: client, event: 'STATUS' });
+    await enqueuePostback(t.db, { clientId: client, event: 'STATUS' });
+    const second = await last(client);
+    // Both are due; the endpoint refuses the first delivery it gets, then takes the retry and the other event.
+    expect(await tick(after(second, 0))).toEqual({ delivered: 1, retried: 1, failed: 0 });
+    expect(await tick(after(second, 10 * SECOND))).toEqual({ delivered: 1, retried: 0, failed: 0 });
+    const got = receiver.to(path);
+    expect(got).toHaveLength(3);
+    expect(got.map((r) => r.signatureValid)).toEqual([true, true, true]);
+    const ids = got.map((r) => bodyOf(r).event_id as string);
+    for (const [i, r] of got.entries()) {
+      expect(ids[i]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(r.headers['x-event-id']).toBe(ids[i]);
+    }
+    // The refused delivery and its retry: one event, one id; the other event: another id.
+    const refused = got[0]!;
+    const retry = got.find((r, i) => i > 0 && r.body === refused.body);
+    expect(retry, 'the retry sends the same body').toBeDefined();
+    expect(retry!.headers['x-event-id']).toBe(refused.headers['x-event-id']);
+    expect(new Set(ids).size).toBe(2);
+    // Stored with the event: the one retried (two attempts) is the one whose id the refused delivery carried.
+    const rows = await t.db
+      .selectFrom('postback_events')
+      .select(['event_id', 'status', 'attempts'])
+      .where('client_id', '=', client)
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => r.status)).toEqual(['delivered', 'delivered']);
+    expect(rows.find((r) => r.attempts === 2)?.event_id).toBe(refused.headers['x-event-id']);
+    expect(rows.map((r) => r.event_id).sort()).toEqual([...new Set(ids)].sort());
   });
 
   it('an endpoint that keeps failing is retried with backoff for 24 h, then the event is failed', async () => {

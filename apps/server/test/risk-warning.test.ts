@@ -8,6 +8,7 @@ import {
   fund,
   placeTrade,
   registerClient,
+  voidTradeByTwo,
   type TestClient,
   type TradingTestApp,
 } from './trading-helpers.js';
@@ -29,6 +30,8 @@ const DAY = 86_400_000;
 describe.each(dbKinds())('risk warning on %s', (kind) => {
   let app: TradingTestApp;
   let staff: { token: string };
+  /** The second person a void needs (finance.approve). */
+  let approver: { token: string };
   let round = 0;
 
   const facts = async () => {
@@ -57,13 +60,7 @@ describe.each(dbKinds())('risk warning on %s', (kind) => {
       });
       expect(res.statusCode, res.body).toBe(201);
       if (step === 'void') {
-        const v = await app.t.inject({
-          method: 'POST',
-          url: `/api/trading/admin/accounts/${client.accountId}/void-trade`,
-          token: staff.token,
-          payload: { trade_id: res.json().trade.id, reason: 'test void' },
-        });
-        expect(v.statusCode, v.body).toBe(200);
+        await voidTradeByTwo(app.t, client.accountId, res.json().trade.id, 'test void', staff.token, approver.token);
       }
     }
     await app.settleAt(T0 + 1000 + round * 10_000 + 7000);
@@ -74,6 +71,7 @@ describe.each(dbKinds())('risk warning on %s', (kind) => {
   beforeAll(async () => {
     app = await createTradingApp(kind, ROWS);
     staff = await app.t.userWithToken('superadmin');
+    approver = await app.t.userWithToken('admin');
   });
   afterAll(() => app.close());
 

@@ -171,10 +171,12 @@ describe.each(dbKinds())('security findings on %s', (kind) => {
       expect(await balanceOf(client)).toBe(10);
     });
 
-    it('verifies a self-registration that creates a new lead, and a user registered by staff, by that act', async () => {
+    it('verifies a self-registration that creates a new lead by that act; a login made by staff waits (issue 20)', async () => {
       const fresh = await registerClient(t, 'New Person');
-      expect(await clientOf(fresh.clientId)).toMatchObject({ identity_verified: true });
+      expect(await clientOf(fresh.clientId)).toMatchObject({ identity_verified: true, login_created_by: null });
 
+      // Issue 20 finding 1: staff chose the e-mail and the password, so the login is unverified like a linked one,
+      // and its creator is not the one who may confirm it.
       const lead = await leadWithDeposits([30]);
       const reg = await t.inject({
         method: 'POST',
@@ -183,7 +185,21 @@ describe.each(dbKinds())('security findings on %s', (kind) => {
         payload: { name: 'Real Lead', email: lead.email, password: 'lead-pass-1' },
       });
       expect(reg.statusCode, reg.body).toBe(201);
-      expect(await clientOf(lead.clientId)).toMatchObject({ identity_verified: true });
+      expect(reg.json().identity_verified).toBe(false);
+      expect(await clientOf(lead.clientId)).toMatchObject({
+        identity_verified: false,
+        login_created_by: superadmin.id,
+      });
+      expect(await balanceCents(t, reg.json().trading_account_id)).toBe(0);
+      const verify = (token: string) =>
+        t.inject({ method: 'POST', url: `/api/clients/${lead.clientId}/verify-identity`, token });
+      const own = await verify(superadmin.token);
+      expect(own.statusCode).toBe(409);
+      expect(own.json().code).toBe('identity_verifier_created_login');
+      expect(await balanceCents(t, reg.json().trading_account_id)).toBe(0);
+      const other = await verify(admin.token);
+      expect(other.statusCode, other.body).toBe(200);
+      expect(other.json()).toMatchObject({ credited_deposits: 1, credited_amount: 30 });
       expect(await balanceCents(t, reg.json().trading_account_id)).toBe(3000);
     });
 

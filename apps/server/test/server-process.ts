@@ -47,7 +47,13 @@ let started = 0;
  */
 export async function startServerProcess(
   env: Record<string, string> = {},
-  options: { tmpPrefix?: string } = {},
+  options: {
+    tmpPrefix?: string;
+    /** Called with each piece of output as it comes, also before the server is up. */
+    onOutput?: (text: string) => void;
+    /** How long it may take to say it is serving (60 s by default). */
+    startTimeoutMs?: number;
+  } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), options.tmpPrefix ?? 'brokerage-server-'));
@@ -58,11 +64,16 @@ export async function startServerProcess(
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const take = (d: Buffer) => {
+    out += d.toString();
+    options.onOutput?.(d.toString());
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in 60 s:\n${out}`)), 60_000);
+    const limit = options.startTimeoutMs ?? 60_000;
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in ${limit / 1000} s:\n${out}`)), limit);
     const check = () => {
       if (out.includes('Serving on')) {
         clearTimeout(timer);

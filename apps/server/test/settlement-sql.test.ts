@@ -1,18 +1,20 @@
-import { settleTrade, type TradeDirection } from '@brokerage/shared';
+import { SETTLEMENT_GAP_SECONDS, settleAtExpiry, type TradeDirection } from '@brokerage/shared';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../src/modules/ledger/service.js';
+import { storeTicks } from '../src/modules/prices/feed-store.js';
 import { OUTCOME_SQL, settleDueTrades } from '../src/modules/trading/settlement.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { fund, registerClient, type TestClient } from './trading-helpers.js';
 
 /**
- * D1 as amended by issue 12: settlement decides outcomes in SQL (OUTCOME_SQL) for speed, as a second implementation
- * of the one published rule, settleTrade. These properties prove on each database that the two agree on every case:
- * equal prices written differently (1.1 vs 1.10000), prices one digit apart at any scale, both directions, every
- * payout, stakes up to a billion dollars; and that a whole settlement run leaves, trade by trade, exactly what
- * settleTrade says — status, profit, one payout or refund entry of the credit, none for a loss — never touching a
+ * D1 as amended by issue 12, and D22: settlement decides outcomes in SQL (OUTCOME_SQL) for speed, as a second
+ * implementation of the one published rule, settleAtExpiry (settleTrade with the gap rule). These properties prove on
+ * each database that the two agree on every case: equal prices written differently (1.1 vs 1.10000), prices one digit
+ * apart at any scale, both directions, every payout, stakes up to a billion dollars, close prices just inside and just
+ * outside the gap bound and none at all; and that a whole settlement run leaves, trade by trade, exactly what
+ * settleAtExpiry says — status, profit, one payout or refund entry of the credit, none for a loss — never touching a
  * voided trade.
  */
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
@@ -26,6 +28,18 @@ const price = fc
   })
   .filter((p) => Number(p) > 0);
 
+/**
+ * How long before the expiry the close tick was stored, in ms (null: none at or before the expiry): mostly within the
+ * gap bound, often right at it or one millisecond past it (D22).
+ */
+const BOUND = SETTLEMENT_GAP_SECONDS * 1000;
+const closeAge = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 0, max: BOUND }) },
+  { weight: 1, arbitrary: fc.constantFrom(0, BOUND - 1, BOUND, BOUND + 1) },
+  { weight: 1, arbitrary: fc.integer({ min: BOUND + 1, max: 3_600_000 }) },
+  { weight: 1, arbitrary: fc.constant(null) },
+);
+
 /** A close price: often the strike itself (maybe written with more zeros), else a neighbour, else anything. */
 const caseArb = fc
   .record({
@@ -35,6 +49,7 @@ const caseArb = fc
     payout: fc.integer({ min: 1, max: 100 }),
     how: fc.constantFrom('same', 'padded', 'up', 'down', 'any'),
     other: price,
+    age: closeAge,
   })
   .map((c) => {
     const step = (p: string, sign: 1 | -1) => {
@@ -57,10 +72,19 @@ const caseArb = fc
             : c.how === 'down'
               ? step(c.strike, -1)
               : c.other;
-    return { direction: c.direction, strike: c.strike, close, amountCents: c.amountCents, payout: c.payout };
+    return {
+      direction: c.direction,
+      strike: c.strike,
+      close,
+      amountCents: c.amountCents,
+      payout: c.payout,
+      age: c.age,
+    };
   });
 
-describe.each(dbKinds())('settlement in SQL agrees with settleTrade on %s', (kind) => {
+const EXPIRY = Date.UTC(2026, 10, 23, 12, 0, 0);
+
+describe.each(dbKinds())('settlement in SQL agrees with settleAtExpiry on %s', (kind) => {
   let t: TestApp;
   let clients: TestClient[];
 
@@ -75,26 +99,30 @@ describe.each(dbKinds())('settlement in SQL agrees with settleTrade on %s', (kin
   });
   afterAll(() => t.close());
 
-  it('the outcome, profit and credit expressions equal settleTrade for every input', async () => {
+  it('the outcome, profit and credit expressions equal settleAtExpiry for every input', async () => {
     let checked = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(caseArb, { minLength: 1, maxLength: 40 }), async (cases) => {
         const rows = sql.join(
           cases.map(
             (c) =>
-              sql`(${c.direction}::text, ${c.strike}::numeric, ${c.close}::numeric, ${c.amountCents}::bigint, ${c.payout}::int)`,
+              sql`(${c.direction}::text, ${c.strike}::numeric, ${c.age === null ? null : c.close}::numeric,
+                   ${c.age === null ? null : new Date(EXPIRY - c.age).toISOString()}::timestamptz,
+                   ${new Date(EXPIRY).toISOString()}::timestamptz, ${c.amountCents}::bigint, ${c.payout}::int)`,
           ),
         );
         const result = await sql<{ result: string; profit: string; credit: string }>`
           select ${OUTCOME_SQL.result} as result, ${OUTCOME_SQL.profit}::text as profit, ${OUTCOME_SQL.credit}::text as credit
-          from (values ${rows}) as v(direction, strike_price, close_price, amount_cents, payout_percentage)`.execute(
+          from (values ${rows})
+            as v(direction, strike_price, close_price, close_at, expires_at, amount_cents, payout_percentage)`.execute(
           t.db,
         );
         cases.forEach((c, i) => {
-          const expected = settleTrade({
+          const expected = settleAtExpiry({
             direction: c.direction,
             strikePrice: c.strike,
-            closePrice: c.close,
+            close: c.age === null ? null : { price: c.close, at: EXPIRY - c.age },
+            expiresAt: EXPIRY,
             amountCents: c.amountCents,
             payoutPercentage: c.payout,
           });
@@ -111,8 +139,8 @@ describe.each(dbKinds())('settlement in SQL agrees with settleTrade on %s', (kin
     expect(checked).toBeGreaterThan(RUNS);
   });
 
-  it('a settlement run leaves on every trade and in the ledger what settleTrade says, and never touches a voided one', async () => {
-    const expiry = new Date(Date.UTC(2026, 10, 23, 12, 0, 0));
+  it('a settlement run leaves on every trade and in the ledger what settleAtExpiry says, and never touches a voided one', async () => {
+    const expiry = new Date(EXPIRY);
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -135,15 +163,18 @@ describe.each(dbKinds())('settlement in SQL agrees with settleTrade on %s', (kin
               .executeTakeFirstOrThrow();
             before.set(c.accountId, Number(a.balance_cents));
           }
-          // One close price per run: the first trade's; every trade gets its own strike.
-          const close = trades[0]!.c.close;
-          await t.db
-            .insertInto('price_ticks')
-            .values([
-              { symbol: asset, price: close, at: new Date(at.getTime() - 500) },
+          // One close price per run, stored as long before the expiry as the first trade's case says (or none): every
+          // trade gets its own strike. Stored as the feed stores them, with the watermark past the expiry.
+          const { close, age } = trades[0]!.c;
+          const closeAt = age === null ? null : new Date(at.getTime() - age);
+          await storeTicks(t.db, {
+            ticks: [
+              ...(closeAt ? [{ symbol: asset, price: close, at: closeAt }] : []),
               { symbol: asset, price: '999', at: new Date(at.getTime() + 1000) },
-            ])
-            .execute();
+            ],
+            watermark: new Date(at.getTime() + 1000),
+            fence: null,
+          });
           for (const { c, who, voided } of trades) {
             const row = await t.db
               .insertInto('trades')
@@ -167,7 +198,7 @@ describe.each(dbKinds())('settlement in SQL agrees with settleTrade on %s', (kin
           expect(report.failed).toBe(0);
           const stored = await t.db
             .selectFrom('trades')
-            .select(['id', 'status', 'profit_cents', 'close_price'])
+            .select(['id', 'status', 'profit_cents', 'close_price', 'close_at'])
             .where('id', 'in', ids)
             .orderBy('id')
             .execute();
@@ -184,10 +215,11 @@ describe.each(dbKinds())('settlement in SQL agrees with settleTrade on %s', (kin
               expect(entries).toEqual([]);
               continue;
             }
-            const want = settleTrade({
+            const want = settleAtExpiry({
               direction: c.direction,
               strikePrice: c.strike,
-              closePrice: close,
+              close: closeAt ? { price: close, at: closeAt } : null,
+              expiresAt: at,
               amountCents: c.amountCents,
               payoutPercentage: c.payout,
             });
@@ -195,6 +227,9 @@ describe.each(dbKinds())('settlement in SQL agrees with settleTrade on %s', (kin
               status: want.status,
               profit: want.profitCents,
             });
+            // The close tick is kept on the trade, except by the gap rule: no price decided it.
+            if (want.status === 'no_price') expect([s.close_price, s.close_at]).toEqual([null, null]);
+            else expect(new Date(s.close_at!).getTime()).toBe(closeAt!.getTime());
             expect(entries.map((e) => [e.kind, Number(e.amount_cents)])).toEqual(
               want.creditCents > 0 ? [[want.status === 'won' ? 'trade_payout' : 'trade_refund', want.creditCents]] : [],
             );

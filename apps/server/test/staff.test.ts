@@ -189,7 +189,7 @@ describe.each(dbKinds())('staff management on %s', (kind) => {
     }
   });
 
-  it('edits a member, audited with before and after; the new role applies on the next call', async () => {
+  it('edits a member, audited with before and after; a new role ends their sessions (issue 20 §9), a new name does not', async () => {
     const member = await t.userWithToken('sales_manager');
     expect((await t.inject({ method: 'GET', url: '/api/users', token: member.token })).statusCode).toBe(403);
 
@@ -219,9 +219,26 @@ describe.each(dbKinds())('staff management on %s', (kind) => {
       name: 'Renamed Member',
       email: 'renamed.member@test.local',
       role: 'retention_manager',
+      sessions_ended: true,
     });
+    // The role changed: the member's session ended; they sign in again under the new role.
+    expect((await t.inject({ method: 'GET', url: '/api/auth/me', token: member.token })).statusCode).toBe(401);
+    const retention = await t.login('renamed.member@test.local');
+    expect((await t.inject({ method: 'GET', url: '/api/auth/me', token: retention })).json().role).toBe(
+      'retention_manager',
+    );
 
-    // Promoted to admin: the same session may now manage staff.
+    // A new name alone keeps the session.
+    const renamed = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${member.id}`,
+      token: admin.token,
+      payload: { name: 'Renamed Again', email: 'renamed.member@test.local', role: 'retention_manager' },
+    });
+    expect(renamed.statusCode).toBe(200);
+    expect((await t.inject({ method: 'GET', url: '/api/auth/me', token: retention })).statusCode).toBe(200);
+
+    // Promoted to admin: that session ends too, and the next sign-in may manage staff.
     const promote = await t.inject({
       method: 'PUT',
       url: `/api/users/${member.id}`,
@@ -229,7 +246,9 @@ describe.each(dbKinds())('staff management on %s', (kind) => {
       payload: { name: 'Renamed Member', email: 'renamed.member@test.local', role: 'admin' },
     });
     expect(promote.statusCode).toBe(200);
-    expect((await t.inject({ method: 'GET', url: '/api/users', token: member.token })).statusCode).toBe(200);
+    expect((await t.inject({ method: 'GET', url: '/api/users', token: retention })).statusCode).toBe(401);
+    const promoted = await t.login('renamed.member@test.local');
+    expect((await t.inject({ method: 'GET', url: '/api/users', token: promoted })).statusCode).toBe(200);
   });
 
   it("refuses an e-mail another live member has, and allows keeping one's own", async () => {
@@ -555,7 +574,7 @@ describe.each(dbKinds())('staff list on %s', (kind) => {
     const live = ['admin', 'boss', 'tls', 'tlr', 'sm1', 'sm2', 'rm', 'legacy', 'pct'];
     expect(body.total).toBe(live.length);
     expect(body.items.map((i: { id: string }) => i.id).sort()).toEqual(live.map((k) => ids.get(k)).sort());
-    expect(body.summary).toEqual({ total: 9, managers: 7, admins: 1, superadmins: 1 });
+    expect(body.summary).toEqual({ total: 9, managers: 7, admins: 1, superadmins: 1, finance_approvers: 2 });
     const created = body.items.map((i: { created_at: string }) => i.created_at);
     expect([...created].sort().reverse()).toEqual(created);
     const alice = body.items.find((i: { id: string }) => i.id === ids.get('sm1'));

@@ -12,6 +12,7 @@ import {
   fund,
   placeTrade,
   registerClient,
+  voidTradeByTwo,
   type TestClient,
   type TradingTestApp,
 } from './trading-helpers.js';
@@ -47,6 +48,8 @@ describe.each(dbKinds())('account statement on %s', (kind) => {
   let alice: TestClient;
   let bob: TestClient;
   let staff: { token: string };
+  /** The second person a void needs (finance.approve). */
+  let approver: { token: string };
   /** Every ledger entry of alice's account, as the database holds it. */
   let ledger: { id: number; kind: string; amount: number; balance_after: number; created_at: Date }[];
   const counts: Record<string, number> = {};
@@ -59,6 +62,7 @@ describe.each(dbKinds())('account statement on %s', (kind) => {
     alice = await registerClient(app.t, 'Alice Statement');
     bob = await registerClient(app.t, 'Bob Other');
     staff = await app.t.userWithToken('superadmin');
+    approver = await app.t.userWithToken('admin');
     await fund(app.t, bob.accountId, 77_700);
     await app.t.inject({
       method: 'POST',
@@ -94,13 +98,7 @@ describe.each(dbKinds())('account statement on %s', (kind) => {
         });
         expect(res.statusCode, res.body).toBe(201);
         if (rnd() < 0.2) {
-          const v = await app.t.inject({
-            method: 'POST',
-            url: `/api/trading/admin/accounts/${alice.accountId}/void-trade`,
-            token: staff.token,
-            payload: { trade_id: res.json().trade.id, reason: 'feed glitch' },
-          });
-          expect(v.statusCode, v.body).toBe(200);
+          await voidTradeByTwo(app.t, alice.accountId, res.json().trade.id, 'feed glitch', staff.token, approver.token);
           step('void');
         }
         second += 6;

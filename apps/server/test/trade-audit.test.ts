@@ -105,11 +105,18 @@ describe.each(dbKinds())('trade audit and quote history on %s', (kind) => {
     const res = await get(`/api/trading/trades/${shortId}/audit`, alice.token, { 'accept-language': 'en' });
     expect(res.statusCode, res.body).toBe(200);
     const audit = res.json<TradeAudit>();
-    expect(Object.keys(audit).sort()).toEqual(['candles', 'rule', 'ticks', 'trade']);
+    expect(Object.keys(audit).sort()).toEqual(['candles', 'no_price', 'rule', 'ticks', 'trade']);
+    expect(audit.no_price).toBeNull();
     expect(audit.trade).toMatchObject({ id: shortId, status: 'won', direction: 'call', asset: 'EURUSD' });
     expect(audit.trade.profit_loss).toBe(21.25);
-    expect(audit.rule).toMatchObject({ direction: 'call', compare: 'close_gt_strike', tie: 'close_eq_strike' });
+    expect(audit.rule).toMatchObject({
+      direction: 'call',
+      compare: 'close_gt_strike',
+      tie: 'close_eq_strike',
+      gap_seconds: 10,
+    });
     expect(audit.rule.sentence).toMatch(/above the strike/);
+    expect(audit.rule.sentence).toMatch(/no price was stored in the 10 s before the expiry/);
     expectSettledByItsTicks(audit);
     // From 30 s before the strike to 30 s after the expiry, every stored tick (two a second), in time order.
     const strike = Date.parse(audit.trade.strike_at);

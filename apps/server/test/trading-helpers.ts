@@ -131,3 +131,31 @@ export function placeTrade(
 ) {
   return t.inject({ method: 'POST', url: '/api/trading/place-trade', token, payload: body, headers });
 }
+
+/**
+ * Voids an active trade the way staff must (issue 20 finding 11): one person asks (void-trade, 202), a second with
+ * finance.approve confirms. Returns the confirmation's answer (the confirmed void request).
+ */
+export async function voidTradeByTwo(
+  t: TestApp,
+  accountId: number,
+  tradeId: number,
+  reason: string,
+  requesterToken: string,
+  confirmerToken: string,
+): Promise<{ id: number; ledger_entry_id: number; status: string }> {
+  const asked = await t.inject({
+    method: 'POST',
+    url: `/api/trading/admin/accounts/${accountId}/void-trade`,
+    token: requesterToken,
+    payload: { trade_id: tradeId, reason },
+  });
+  expect(asked.statusCode, asked.body).toBe(202);
+  const done = await t.inject({
+    method: 'POST',
+    url: `/api/void-requests/${asked.json().id}/confirm`,
+    token: confirmerToken,
+  });
+  expect(done.statusCode, done.body).toBe(200);
+  return done.json();
+}

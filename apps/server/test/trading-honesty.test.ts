@@ -195,17 +195,19 @@ describe.each(dbKinds())('no socket message decides a trade on %s', (kind) => {
     await app.close();
   });
 
-  it('accepts only messages about prices, pings and watching an account: none names a trade, result or balance', () => {
+  it('accepts only messages about prices, pings, resuming and watching an account: none names a trade, result or balance', () => {
     const options = wsClientMessageSchema.options;
     expect(options.map((o) => o.shape.type.value).sort()).toEqual([
       'ping',
+      'resume',
       'subscribe',
       'unsubscribe',
       'unwatch_account',
       'watch_account',
     ]);
     const fields = [...new Set(options.flatMap((o) => Object.keys(o.shape)))].sort();
-    expect(fields).toEqual(['account_id', 'assets', 'type']);
+    // resume's streams and watch_account's seq: the last sequence a socket saw of each stream (issue 21 §7).
+    expect(fields).toEqual(['account_id', 'assets', 'seq', 'streams', 'type']);
     for (const name of [...fields, ...options.map((o) => o.shape.type.value)]) {
       expect(name).not.toMatch(CHOOSES_OUTCOME);
       expect(name).not.toMatch(/trade|settle|close|void|balance|price|amount|status|profit/i);

@@ -130,25 +130,27 @@ describe.each(dbKinds())('settlement on %s', (kind) => {
     await expectLedgerConsistent(app.t);
   });
 
-  it('waits for the feed to pass expiry, then settles at the last price at or before it', async () => {
-    // USDJPY has a tick at 2 s and the next one only at 20 s.
-    app.clock.set(T0 + 2500);
+  it('waits until the feed has stored every tick up to the expiry, however late, then settles at the last one (D22)', async () => {
+    // EURUSD's last tick is at 8 s; the feed has stored (and written its watermark) up to 11.5 s.
+    app.clock.set(T0 + 11_500);
     await app.pump();
-    const put = await trade({ direction: 'put', amount: 10, duration: 5, asset: 'USDJPY' });
-    expect(put.statusCode, put.body).toBe(201);
-    expect(put.json().trade.strike_price).toBe(143.1);
-    const id = put.json().trade.id as number;
+    const call = await trade({ direction: 'call', amount: 10, duration: 5, asset: 'EURUSD' });
+    expect(call.statusCode, call.body).toBe(201);
+    expect(call.json().trade).toMatchObject({ strike_price: 1.1001, strike_at: new Date(T0 + 8000).toISOString() });
+    const id = call.json().trade.id as number;
 
-    // Expired at 7.5 s; at 8 s the feed has stored nothing after 2 s, and a later tick could still be on its way.
-    let report = await app.settleAt(T0 + 8000);
+    // Expired at 16.5 s. At 30 s by the clock the feed has still stored nothing after 11.5 s (a stalled leader, or
+    // writes failing): a tick at or before the expiry could still come, so nothing settles, however long after it.
+    // (The old 5-second grace settled it here, at whatever was stored.)
+    let report = await app.t.app.engine.settleDueTrades({ now: new Date(T0 + 30_000) });
     expect(report.settled.map((s) => s.id)).not.toContain(id);
     expect(report.waiting).toBeGreaterThanOrEqual(1);
-    // After the grace period it settles with the last price at or before expiry: 143.100, a tie.
-    report = await app.settleAt(T0 + 12_600);
+    // The feed stores up to 17 s, past the expiry: the last tick at or before it is EURUSD's at 8 s, 1.10010: a tie.
+    report = await app.settleAt(T0 + 17_000);
     expect(report.settled.find((s) => s.id === id)).toMatchObject({ status: 'tie', creditCents: 1000 });
     const row = await app.t.db.selectFrom('trades').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    expect(Number(row.close_price)).toBe(143.1);
-    expect(new Date(row.close_at!).toISOString()).toBe(new Date(T0 + 2000).toISOString());
+    expect(Number(row.close_price)).toBe(1.1001);
+    expect(new Date(row.close_at!).toISOString()).toBe(new Date(T0 + 8000).toISOString());
     await expectLedgerConsistent(app.t);
   });
 
@@ -173,12 +175,77 @@ describe.each(dbKinds())('settlement on %s', (kind) => {
     await expectLedgerConsistent(app.t);
   });
 
-  it('lets staff void an active trade with a reason: stake back once, audited, never settled afterwards', async () => {
+  it('settles by the gap rule a trade with no stored price in the 10 s before its expiry: stake back, no price (D22)', async () => {
+    // After its rows the replay repeats every price each second; a jump of the clock past its catch-up (10 s) leaves a
+    // gap in the feed.
+    const start = app.clock.now() + 3_600_000;
+    app.clock.set(start);
+    await app.pump();
+    // At the bound: expires 10 s after the last tick before the feed's gap — settled at that tick (a tie).
+    const edge = await trade({ direction: 'call', amount: 10, duration: 10, asset: 'EURUSD' });
+    app.clock.set(start + 500);
+    await app.pump();
+    // Past it: the last tick at or before its expiry is 10.5 s old — no price decides it, the stake comes back.
+    const gap = await trade({ direction: 'put', amount: 12, duration: 10, asset: 'EURUSD' });
+    for (const res of [edge, gap]) expect(res.statusCode, res.body).toBe(201);
+    expect(gap.json().trade.strike_at).toBe(new Date(start).toISOString());
+    const before = await balanceCents(app.t, client.accountId);
+
+    const report = await app.settleAt(start + 30_000);
+    expect(report.settled.find((s) => s.id === edge.json().trade.id)).toMatchObject({ status: 'tie' });
+    expect(report.settled.find((s) => s.id === gap.json().trade.id)).toMatchObject({
+      status: 'no_price',
+      creditCents: 1200,
+      profitCents: 0,
+    });
+    expect(await balanceCents(app.t, client.accountId)).toBe(before + 1000 + 1200);
+    const row = await app.t.db
+      .selectFrom('trades')
+      .selectAll()
+      .where('id', '=', gap.json().trade.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'no_price', close_price: null, close_at: null });
+    expect(Number(row.profit_cents)).toBe(0);
+    const refund = await app.t.db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount_cents'])
+      .where('reference', '=', `trade:${row.id}:settle`)
+      .execute();
+    expect(refund.map((e) => [e.kind, Number(e.amount_cents)])).toEqual([['trade_refund', 1200]]);
+
+    // The client sees the result, and the contract audit gives the reason with the published rule.
+    const listed = await app.t.inject({
+      method: 'GET',
+      url: '/api/trading/trades?status=no_price',
+      token: client.token,
+    });
+    expect(listed.json().items.map((t: { id: number }) => t.id)).toEqual([gap.json().trade.id]);
+    const audit = await app.t.inject({
+      method: 'GET',
+      url: `/api/trading/trades/${gap.json().trade.id}/audit`,
+      token: client.token,
+      headers: { 'accept-language': 'en' },
+    });
+    expect(audit.statusCode, audit.body).toBe(200);
+    expect(audit.json().trade).toMatchObject({ status: 'no_price', close_price: null, profit_loss: 0 });
+    expect(audit.json().no_price).toMatchObject({
+      reason: 'feed_gap',
+      gap_seconds: 10,
+      last_tick_at: new Date(start).toISOString(),
+    });
+    expect(audit.json().no_price.sentence).toContain('stake was returned');
+    expect(audit.json().rule).toMatchObject({ gap_seconds: 10 });
+    expect(audit.json().rule.sentence).toContain('never settled at an older price');
+    await expectLedgerConsistent(app.t);
+  });
+
+  it('lets staff void an active trade with a reason (two people): stake back once, audited, never settled afterwards', async () => {
     const now = app.clock.now();
     const open = await trade({ direction: 'call', amount: 30, duration: 300, asset: 'EURUSD' });
     expect(open.statusCode, open.body).toBe(201);
     const id = open.json().trade.id as number;
     const staff = await app.t.userWithToken('superadmin');
+    const approver = await app.t.userWithToken('admin');
     const before = await balanceCents(app.t, client.accountId);
 
     const blank = await app.t.inject({
@@ -190,23 +257,36 @@ describe.each(dbKinds())('settlement on %s', (kind) => {
     expect(blank.statusCode).toBe(400);
     expect(blank.json().detail).toContain('reason');
 
+    // Issue 20 finding 11: the call asks; a second person with finance.approve confirms (void-requests.test.ts).
     const res = await app.t.inject({
       method: 'POST',
       url: `/api/trading/admin/accounts/${client.accountId}/void-trade`,
       token: staff.token,
       payload: { trade_id: id, reason: 'Котировка поставщика была ошибочной' },
     });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().trade).toMatchObject({
+    expect(res.statusCode, res.body).toBe(202);
+    expect(await balanceCents(app.t, client.accountId)).toBe(before);
+    const confirmed = await app.t.inject({
+      method: 'POST',
+      url: `/api/void-requests/${res.json().id}/confirm`,
+      token: approver.token,
+    });
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    expect(
+      await app.t.db
+        .selectFrom('trades')
+        .select(['status', 'void_reason', 'voided_by'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    ).toMatchObject({
       status: 'voided',
       void_reason: 'Котировка поставщика была ошибочной',
       voided_by: staff.id,
-      profit: 0,
     });
-    expect(res.json().balance * 100).toBe(before + 3000);
+    expect(await balanceCents(app.t, client.accountId)).toBe(before + 3000);
     const audit = await app.t.auditRows('trade.void');
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor_id: staff.id, entity_id: String(id) });
+    expect(audit[0]).toMatchObject({ actor_id: approver.id, entity_id: String(id) });
     expect(audit[0]!.after).toMatchObject({
       status: 'voided',
       reason: 'Котировка поставщика была ошибочной',

@@ -286,6 +286,112 @@ describe.each(dbKinds())('two-factor sign-in on %s', (kind: DbKind) => {
     expect(ok.json().failed_attempts).toMatchObject({ count: 6, last_ip: '203.0.113.77' });
   });
 
+  /** A six-digit code that is none of the three an authenticator would accept now (±1 step). */
+  function wrongCodeFor(secret: string, n: number): string {
+    const right = new Set([-30_000, 0, 30_000].map((d) => codeAt(secret, Date.now() + d)));
+    for (let c = 100_000 + n * 7; ; c++) if (!right.has(String(c))) return String(c);
+  }
+
+  it('checks at most five codes of one challenge, however many arrive at once; the rest 429, the right one too (issue 20 §8)', async () => {
+    const a = await enrolled('admin');
+    const ip = '198.51.100.20';
+    const { challenge } = (await login(a.email, PASSWORD, ip)).json();
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        post('/api/auth/login/otp', { challenge, code: wrongCodeFor(a.secret, i) }, ip),
+      ),
+    );
+    const checked = answers.filter((r) => r.statusCode === 401);
+    expect(checked.length).toBeGreaterThan(0);
+    expect(checked.length).toBeLessThanOrEqual(5);
+    for (const r of checked) expect(r.json().code).toBe('otp_invalid');
+    expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(25 - checked.length);
+    // From an address no delay holds, the right code on that challenge is still refused: it has had its five.
+    const right = await post('/api/auth/login/otp', { challenge, code: nextCode(a.secret) }, '198.51.100.21');
+    expect(right.statusCode, right.body).toBe(429);
+    expect(right.json().code).toBe('otp_attempts_exhausted');
+    expect(sessionCookie(right)).toBeUndefined();
+    const row = await t.db
+      .selectFrom('login_challenges')
+      .select(['attempts', 'used_at'])
+      .where('user_id', '=', a.id)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(row.used_at).toBeNull();
+    expect(row.attempts).toBeGreaterThan(5);
+  });
+
+  it('bounds wrong codes per account over all addresses: past 20 in an hour every code is refused with Retry-After (issue 20 §8)', async () => {
+    const a = await enrolled('admin');
+    // Twenty wrong codes, each from an address of its own (so no (e-mail, address) delay starts) on a new challenge.
+    for (let i = 0; i < 20; i++) {
+      const ip = `198.51.100.${100 + i}`;
+      const { challenge } = (await login(a.email, PASSWORD, ip)).json();
+      const res = await post('/api/auth/login/otp', { challenge, code: wrongCodeFor(a.secret, i) }, ip);
+      expect(res.statusCode, res.body).toBe(401);
+    }
+    const ip = '198.51.100.150';
+    const { challenge } = (await login(a.email, PASSWORD, ip)).json();
+    const refused = await post('/api/auth/login/otp', { challenge, code: wrongCodeFor(a.secret, 20) }, ip);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().code).toBe('otp_account_limited');
+    const wait = Number(refused.headers['retry-after']);
+    expect(wait).toBeGreaterThan(3000);
+    expect(wait).toBeLessThanOrEqual(3600);
+    expect(refused.json().detail).toBe(
+      `Слишком много неверных кодов для этой учётной записи. Повторите через ${wait} с.`,
+    );
+    const right = await post('/api/auth/login/otp', { challenge, code: nextCode(a.secret) }, ip);
+    expect(right.statusCode).toBe(429);
+    expect(right.json().code).toBe('otp_account_limited');
+    expect((await t.auditRows('auth.2fa_failed')).filter((r) => r.entity_id === a.id).length).toBeGreaterThanOrEqual(
+      22,
+    );
+
+    // An hour later the account may try again, and the right code signs in.
+    await t.db
+      .updateTable('two_factor')
+      .set({ code_failures_since: sql<Date>`now() - interval '61 minutes'` })
+      .where('user_id', '=', a.id)
+      .execute();
+    const again = (await login(a.email, PASSWORD, ip)).json();
+    const ok = await post('/api/auth/login/otp', { challenge: again.challenge, code: nextCode(a.secret) }, ip);
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
+
+  it('ends the sessions of a member whose role changes: promoted to admin, they sign in again and must enroll (issue 20 §9)', async () => {
+    const boss = await enrolled('superadmin');
+    const first = await login(boss.email);
+    const signedIn = await post('/api/auth/login/otp', {
+      challenge: first.json().challenge,
+      code: nextCode(boss.secret),
+    });
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    const bossToken = signedIn.json().access_token as string;
+
+    const member = await t.createUser('retention_manager');
+    const before = await login(member.email); // not a role of REQUIRE_2FA_ROLES: the password is enough
+    const memberToken = before.json().access_token as string;
+    expect((await me(memberToken)).statusCode).toBe(200);
+
+    const promoted = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${member.id}`,
+      token: bossToken,
+      payload: { name: 'Promoted Member', email: member.email, role: 'admin' },
+    });
+    expect(promoted.statusCode, promoted.body).toBe(200);
+    // The next call with the old session: 401, on an admin route and anywhere else.
+    expect((await t.inject({ method: 'GET', url: '/api/users', token: memberToken })).statusCode).toBe(401);
+    expect((await me(memberToken)).statusCode).toBe(401);
+    expect((await t.inject({ method: 'GET', url: '/api/auth/2fa', token: memberToken })).statusCode).toBe(401);
+    // Signing in again works, and as an admin asks for the enrollment first: no session before it.
+    const again = await login(member.email);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual({ enrollment_required: true, challenge: expect.any(String) });
+    expect(sessionCookie(again)).toBeUndefined();
+  });
+
   it('lets other staff enroll from the user menu with their password and a code; never clients', async () => {
     const manager = await t.userWithToken('sales_manager'); // not a required role: a password is enough
     const status = () => t.inject({ method: 'GET', url: '/api/auth/2fa', token: manager.token });

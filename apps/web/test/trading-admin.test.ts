@@ -223,7 +223,11 @@ describe('trading translations', () => {
     expect(ru.tradingAccounts.detail.backToList).toBe('Вернуться к списку');
     expect(ru.tradingAccounts.active.title).toBe('Активные сделки ({{count}})');
     expect(ru.tradingAccounts.active.void).toBe('Аннулировать');
-    expect(ru.tradingAccounts.voidModal.success).toBe('Сделка аннулирована, ставка {{amount}} возвращена');
+    // Issue 20 finding 11: the void is sent to a second staff member, who confirms it on the 'Подтверждения' tab.
+    expect(ru.tradingAccounts.voidModal.sent).toBe(
+      'Аннулирование сделки #{{id}} отправлено на подтверждение второму сотруднику',
+    );
+    expect(ru.voids.confirmed).toBe('Сделка #{{id}} аннулирована, ставка {{amount}} возвращена');
     expect(ru.tradingAccounts.voidModal.error).toBe('Ошибка аннулирования сделки: {{reason}}');
     expect(ru.tradingAccounts.history.columns).toEqual({
       date: 'Дата ({{zone}})', // D19: the business zone, not UTC

@@ -26,5 +26,6 @@ export * from './schemas/affiliate-tokens.js';
 export * from './schemas/external-api.js';
 export * from './schemas/lead-import.js';
 export * from './trading/audit.js';
+export * from './trading/void-requests.js';
 export * from './schemas/statement.js';
 export * from './risk.js';

@@ -19,6 +19,23 @@ export type LiveUserEventType = (typeof LIVE_USER_EVENT_TYPES)[number];
 /** How many assets one socket may watch at once. */
 export const WS_MAX_SUBSCRIPTIONS = 50;
 
+/**
+ * Streams and their sequences (issue 21 §7; docs/architecture.md "Live updates"). A per-user event belongs to a stream:
+ * `account:<id>` (a trading account's trade.opened, trade.settled, balance.changed: its owner's, and a watching staff
+ * member's), `messages` (message.new, a client's), `notifications` (notification.new, a staff member's). Each frame
+ * of a stream carries `seq`: once a client has applied that frame it has everything of the stream up to `seq`. A
+ * socket that reconnects sends the last `seq` of each stream in `resume` (and `watch_account`); the server sends what
+ * was missed, read from the database, then `resumed` — or `refetch` for a stream whose gap is too long to replay.
+ */
+export const LIVE_STREAM_MESSAGES = 'messages';
+export const LIVE_STREAM_NOTIFICATIONS = 'notifications';
+export const liveAccountStream = (accountId: number): string => `account:${accountId}`;
+/** A replay longer than this many frames of one stream is a `refetch` instead. */
+export const LIVE_REPLAY_MAX = 500;
+
+const streamKey = z.string().min(1).max(40);
+const streamSeq = z.number().int().min(0);
+
 const assetList = z.array(z.string().min(1).max(32)).min(1).max(WS_MAX_SUBSCRIPTIONS);
 
 /** Client → server. */
@@ -26,12 +43,26 @@ export const wsClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('subscribe'), assets: assetList }).strict(),
   z.object({ type: z.literal('unsubscribe'), assets: assetList }).strict(),
   z.object({ type: z.literal('ping') }).strict(),
+  /** After a reconnect: the last `seq` seen of each stream (see above). Streams the socket does not have are ignored. */
+  z
+    .object({
+      type: z.literal('resume'),
+      streams: z.record(streamKey, streamSeq).refine((r) => Object.keys(r).length <= 25),
+    })
+    .strict(),
   /**
    * Staff with trading.manage: receive the trade and balance events of one client's trading account while its screen
    * is open. The server checks the account against the caller's client scope (D5); out of scope is refused like a
    * missing account.
    */
-  z.object({ type: z.literal('watch_account'), account_id: z.number().int().positive() }).strict(),
+  z
+    .object({
+      type: z.literal('watch_account'),
+      account_id: z.number().int().positive(),
+      /** The last `seq` seen of the account's stream, when watching it again after a reconnect. */
+      seq: streamSeq.optional(),
+    })
+    .strict(),
   z.object({ type: z.literal('unwatch_account'), account_id: z.number().int().positive() }).strict(),
 ]);
 
@@ -51,6 +82,10 @@ export const wsTickSchema = z.object({
 export const wsUserEventSchema = z.object({
   type: z.enum(LIVE_USER_EVENT_TYPES),
   payload: z.record(z.string(), z.unknown()),
+  /** The stream and its sequence (see LIVE_REPLAY_MAX); `replay` marks a frame read back after a gap. */
+  stream: streamKey.optional(),
+  seq: streamSeq.optional(),
+  replay: z.boolean().optional(),
 });
 
 /** Server → client. */
@@ -59,7 +94,11 @@ export const wsServerMessageSchema = z.union([
   wsUserEventSchema,
   z.object({ type: z.literal('pong') }),
   /** The answer to watch_account once the account is watched. */
-  z.object({ type: z.literal('watching'), account_id: z.number().int() }),
+  z.object({ type: z.literal('watching'), account_id: z.number().int(), stream: streamKey, seq: streamSeq }),
+  /** The answer to resume, after the replayed frames: every stream of the socket and its current `seq`. */
+  z.object({ type: z.literal('resumed'), streams: z.record(streamKey, streamSeq) }),
+  /** The gap of a stream was too long to replay: refetch everything of it; `seq` is where it now stands. */
+  z.object({ type: z.literal('refetch'), stream: streamKey, seq: streamSeq }),
   z.object({ type: z.literal('error'), detail: z.string() }),
 ]);
 export type WsServerMessage = z.infer<typeof wsServerMessageSchema>;

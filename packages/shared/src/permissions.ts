@@ -62,6 +62,7 @@ export type RouteAccess = 'public' | 'authenticated' | 'client' | 'affiliate_tok
  */
 export const API_ROUTES = {
   'GET /api/health': 'public',
+  'GET /api/health/live': 'public',
   'POST /api/auth/login': 'public',
   'POST /api/auth/logout': 'authenticated',
   'GET /api/auth/me': 'authenticated',
@@ -156,6 +157,10 @@ export const API_ROUTES = {
   'GET /api/manual-credits': 'finance.view',
   'POST /api/manual-credits/:id/confirm': 'finance.approve',
   'POST /api/manual-credits/:id/cancel': 'finance.approve',
+  /** Issue 20 finding 11: a void asked for (void-trade, trading.manage) waits for a second person, as D20's credits. */
+  'GET /api/void-requests': 'finance.view',
+  'POST /api/void-requests/:id/confirm': 'finance.approve',
+  'POST /api/void-requests/:id/reject': 'finance.approve',
   /** The card's client user (§2.6) and its statistics sidebar; scoped by the client (D5). */
   'POST /api/clients/:id/register-user': 'clients.view',
   'PUT /api/clients/:id/change-password': 'clients.view',

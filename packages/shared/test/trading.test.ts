@@ -18,8 +18,11 @@ import {
   placeTradeRequestSchema,
   potentialProfitCents,
   REFERENCE_PRICES_DATE,
+  SETTLEMENT_GAP_SECONDS,
+  isPriceGap,
   priceDecimals,
   roundDecimal,
+  settleAtExpiry,
   settleTrade,
   voidTradeRequestSchema,
 } from '../src/index.js';
@@ -260,6 +263,49 @@ describe('settleTrade: the one settlement rule (D1)', () => {
     };
     const results = new Set(Array.from({ length: 50 }, () => JSON.stringify(settleTrade(input))));
     expect([...results]).toEqual([JSON.stringify({ status: 'won', creditCents: 4250, profitCents: 1750 })]);
+  });
+});
+
+describe('settleAtExpiry: the gap rule of D22', () => {
+  const expiresAt = '2026-11-23T10:00:10.000Z';
+  const trade = { direction: 'call' as const, strikePrice: '1.10000', amountCents: 2500, payoutPercentage: 85 };
+  const closeAt = (msBefore: number) => new Date(Date.parse(expiresAt) - msBefore).toISOString();
+
+  it('publishes a bound of 10 seconds', () => {
+    expect(SETTLEMENT_GAP_SECONDS).toBe(10);
+  });
+
+  it('settles by settleTrade at a close price stored at most 10 s before the expiry, the bound included', () => {
+    for (const before of [0, 1, 9_999, 10_000]) {
+      expect(settleAtExpiry({ ...trade, expiresAt, close: { price: '1.10001', at: closeAt(before) } })).toEqual({
+        status: 'won',
+        creditCents: 4625,
+        profitCents: 2125,
+      });
+      expect(isPriceGap(closeAt(before), expiresAt)).toBe(false);
+    }
+    expect(settleAtExpiry({ ...trade, expiresAt, close: { price: '1.1', at: closeAt(10_000) } }).status).toBe('tie');
+  });
+
+  it('returns the stake as no_price when the last price is older than the bound, or there is none', () => {
+    for (const close of [{ price: '1.10001', at: closeAt(10_001) }, { price: '0.9', at: closeAt(3_600_000) }, null]) {
+      expect(settleAtExpiry({ ...trade, expiresAt, close })).toEqual({
+        status: 'no_price',
+        creditCents: 2500,
+        profitCents: 0,
+      });
+    }
+    expect(isPriceGap(closeAt(10_001), expiresAt)).toBe(true);
+    expect(isPriceGap(null, expiresAt)).toBe(true);
+  });
+
+  it('never settles at an older price, whatever it says, and still refuses what is not a trade', () => {
+    // A price 11 s old that would have won (call above the strike) or lost: the same refund either way.
+    const won = settleAtExpiry({ ...trade, expiresAt, close: { price: '2', at: closeAt(11_000) } });
+    const lost = settleAtExpiry({ ...trade, expiresAt, close: { price: '0.5', at: closeAt(11_000) } });
+    expect(won).toEqual(lost);
+    expect(() => settleAtExpiry({ ...trade, amountCents: 0, expiresAt, close: null })).toThrow(RangeError);
+    expect(() => isPriceGap('not a time', expiresAt)).toThrow(TypeError);
   });
 });
 

@@ -283,23 +283,15 @@ export async function seedDemoData(
     await seedDemoLeads(trx, demoStaff(ids), now);
     const traderIds = [...(await seedDemoTraders(trx, hash, ids, DEMO_TRADERS)), ...crowdIds];
     const decisions = await seedExtraTraders(trx, cards, hash, ids);
-    const decider: Actor = {
-      id: ids.get('team_lead_retention')!,
-      name: 'Demo team lead retention',
-      role: 'team_lead_retention',
-      department: departmentOfRole('team_lead_retention'),
-      ip: null,
-    };
-    return { traderIds, decisions, decider };
+    return { traderIds, decisions };
   });
   // Outside the transaction above: the withdrawal decisions, the price service and settlement open their own.
   // The seed acts as the system, which D20 exempts: its decisions take one approval (no secondApprovalCents) and its
   // deposits are credited at once (SEED_CREDITS), whatever the amounts.
   const deps = { db, cards, timeZone: 'UTC', now: () => new Date() };
   for (const d of traders.decisions) {
-    if (d.outcome === 'approved') await approveWithdrawRequest(deps, traders.decider, d.id);
-    else
-      await rejectWithdrawRequest(deps, traders.decider, d.id, { reason: 'Демо-данные: карта выпущена на другое имя' });
+    if (d.outcome === 'approved') await approveWithdrawRequest(deps, d.decider, d.id);
+    else await rejectWithdrawRequest(deps, d.decider, d.id, { reason: 'Демо-данные: карта выпущена на другое имя' });
   }
   await seedDemoTrading(db, traders.traderIds, options.durations ?? [300, 900, 1800, 3600], now);
 }
@@ -317,25 +309,42 @@ function demoStaff(ids: Map<string, string>): DemoStaffMember[] {
   );
 }
 
-/** The extra traders (EXTRA_TRADERS) up to their requests; answers the requests to approve or reject afterwards. */
+/**
+ * A demo staff member as an actor, by the key of `ids` (a role of the demo logins or an extra staff member's e-mail).
+ * Issue 20 finding 4: the demo's money is recorded the way a desk does, by the clients' own managers, so the finance
+ * approvers (superadmin, admin) stay free to approve its payouts (D20, issue 9 finding 2).
+ */
+function demoActor(ids: Map<string, string>, key: string): Actor {
+  const member =
+    DEMO_USERS.find((u) => u.role === key && u.email !== 'client@demo.local') ??
+    EXTRA_DEMO_STAFF.find((u) => u.email === key);
+  if (!member || !ids.has(key)) throw new Error(`no demo staff member ${key}`);
+  return {
+    id: ids.get(key)!,
+    name: member.name,
+    role: member.role,
+    department: departmentOfRole(member.role),
+    ip: null,
+  };
+}
+
+/**
+ * The extra traders (EXTRA_TRADERS) up to their requests; answers the requests to approve or reject afterwards, each
+ * with who decides it: the retention team lead, or the demo admin for the team lead's own client (whose deposits the
+ * team lead recorded, which bars them from its payouts).
+ */
 async function seedExtraTraders(
   trx: Trx,
   cards: CardVault,
   hash: string,
   ids: Map<string, string>,
-): Promise<{ id: number; outcome: 'approved' | 'rejected' }[]> {
-  const superadmin: Actor = {
-    id: ids.get('superadmin')!,
-    name: 'Demo superadmin',
-    role: 'superadmin',
-    department: null,
-    ip: null,
-  };
+): Promise<{ id: number; outcome: 'approved' | 'rejected'; decider: Actor }[]> {
   const deps = { db: trx, cards, timeZone: 'UTC', now: () => new Date() };
   const expiry = `09/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
-  const decisions: { id: number; outcome: 'approved' | 'rejected' }[] = [];
+  const decisions: { id: number; outcome: 'approved' | 'rejected'; decider: Actor }[] = [];
   for (const trader of EXTRA_TRADERS) {
-    const { user } = await seedTraderAccount(trx, hash, ids, superadmin, trader);
+    const { user } = await seedTraderAccount(trx, hash, ids, trader);
+    const decider = demoActor(ids, trader.manager === 'team_lead_retention' ? 'admin' : 'team_lead_retention');
     for (const w of trader.withdrawals) {
       const filed = await createWithdrawRequest(deps, trx, user.id, {
         amount: w.amount,
@@ -343,7 +352,7 @@ async function seedExtraTraders(
         card_holder: trader.holder,
         card_expiry: expiry,
       });
-      if (w.outcome !== 'pending') decisions.push({ id: filed.id, outcome: w.outcome });
+      if (w.outcome !== 'pending') decisions.push({ id: filed.id, outcome: w.outcome, decider });
     }
   }
   return decisions;
@@ -359,13 +368,7 @@ interface DemoTraderSpec {
   deposits: readonly number[];
 }
 
-async function seedTraderAccount(
-  trx: Trx,
-  hash: string,
-  ids: Map<string, string>,
-  superadmin: Actor,
-  trader: DemoTraderSpec,
-) {
+async function seedTraderAccount(trx: Trx, hash: string, ids: Map<string, string>, trader: DemoTraderSpec) {
   const user = await trx
     .insertInto('users')
     .values({
@@ -401,9 +404,10 @@ async function seedTraderAccount(
     .returning('id')
     .executeTakeFirstOrThrow();
   await openTradingAccount(trx, { clientId: client.id, userId: user.id });
+  const manager = demoActor(ids, trader.manager);
   for (const [i, amount] of trader.deposits.entries()) {
     const notes = i === 0 ? 'Демо-данные: первый депозит' : 'Демо-данные: повторный депозит';
-    await createDeposit(trx, superadmin, { client_id: Number(client.id), amount, notes }, SEED_CREDITS);
+    await createDeposit(trx, manager, { client_id: Number(client.id), amount, notes }, SEED_CREDITS);
   }
   return { user, client };
 }
@@ -415,16 +419,9 @@ async function seedDemoTraders(
   ids: Map<string, string>,
   traders: readonly DemoTraderSpec[],
 ): Promise<string[]> {
-  const superadmin: Actor = {
-    id: ids.get('superadmin')!,
-    name: 'Demo superadmin',
-    role: 'superadmin',
-    department: null,
-    ip: null,
-  };
   const userIds: string[] = [];
   for (const trader of traders) {
-    const { user } = await seedTraderAccount(trx, hash, ids, superadmin, trader);
+    const { user } = await seedTraderAccount(trx, hash, ids, trader);
     userIds.push(user.id);
   }
   return userIds;
@@ -530,6 +527,8 @@ async function seedDemoTrading(db: Db, userIds: string[], offered: readonly numb
     for (let t = start; t <= end; t += 10_000) {
       clock = t;
       source.pump(new Date(t));
+      // A trade opens at a stored tick (issue 21 §3): the ticks up to t are stored before the trades of this step.
+      if (next < trades.length && trades[next]!.at <= t) await prices.flush();
       while (next < trades.length && trades[next]!.at <= t) {
         const trade = trades[next++]!;
         clock = trade.at;
@@ -555,32 +554,22 @@ async function seedDemoTrading(db: Db, userIds: string[], offered: readonly numb
 }
 
 /**
- * Deposits, comments and reminders on the demo leads. Deposits go through the deposits service (the leads have no
- * trading account yet, so they wait there and are credited through the ledger if a lead registers); the first of a
- * lead is ftd and turns its status new into ftd.
+ * Deposits, comments and reminders on the demo leads. Deposits go through the deposits service, recorded by each
+ * lead's manager (the leads have no trading account yet, so they wait there and are credited through the ledger if a
+ * lead registers); the first of a lead is ftd and turns its status new into ftd.
  */
 async function seedDemoClientBase(trx: Trx, ids: Map<string, string>, leadIds: number[]): Promise<void> {
-  const superadmin = {
-    id: ids.get('superadmin')!,
-    name: 'Demo superadmin',
-    role: 'superadmin' as const,
-    department: null,
-    ip: null,
-  };
   const [ivan, anna, oleg] = leadIds as [number, number, number];
+  const sales = demoActor(ids, 'sales_manager');
+  const retention = demoActor(ids, 'retention_manager');
+  await createDeposit(trx, sales, { client_id: ivan, amount: 250, notes: 'Демо-данные: первый депозит' }, SEED_CREDITS);
   await createDeposit(
     trx,
-    superadmin,
-    { client_id: ivan, amount: 250, notes: 'Демо-данные: первый депозит' },
-    SEED_CREDITS,
-  );
-  await createDeposit(
-    trx,
-    superadmin,
+    sales,
     { client_id: ivan, amount: 500, notes: 'Демо-данные: повторный депозит' },
     SEED_CREDITS,
   );
-  await createDeposit(trx, superadmin, { client_id: oleg, amount: 1000, notes: 'Демо-данные' }, SEED_CREDITS);
+  await createDeposit(trx, retention, { client_id: oleg, amount: 1000, notes: 'Демо-данные' }, SEED_CREDITS);
   const manager = ids.get('sales_manager')!;
   await trx
     .insertInto('comments')

@@ -39,9 +39,10 @@ export const auditVerifyResponseSchema = z.object({
   verified_up_to: z.number().int(),
   broken: z
     .object({
-      id: z.string(),
+      /** The row at fault; null for a missing tail (issue 20 §7: its rows are gone, `seq` is the checkpoint's place). */
+      id: z.string().nullable(),
       seq: z.string().nullable(),
-      reason: z.enum(['content', 'prev_hash', 'seq_gap', 'unchained']),
+      reason: z.enum(['content', 'prev_hash', 'seq_gap', 'unchained', 'checkpoint', 'missing_tail']),
     })
     .nullable(),
 });
@@ -66,6 +67,9 @@ export const AUDIT_ACTIONS = [
   'ip_whitelist.remove',
   'ip_whitelist.clear',
   'trade.void',
+  'trade.void_request',
+  'trade.void_reject',
+  'trade.void_lapse',
   'trading_account.create',
   'trading_account.balance_change',
   'trading_account.settings_update',

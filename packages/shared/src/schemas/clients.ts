@@ -53,9 +53,12 @@ export const clientSchema = z.object({
   last_comment_date: z.string().nullable(),
   /**
    * Issue 9 finding 1: false while a self-registration linked to an existing lead waits for a finance approver to
-   * confirm the client's identity (its earlier deposits uncredited, withdrawals refused).
+   * confirm the client's identity (its earlier deposits uncredited, withdrawals refused); issue 20 finding 1: also
+   * while a login created by staff waits for a finance approver other than its creator.
    */
   identity_verified: z.boolean(),
+  /** Issue 20 finding 1: the staff member who created the client's login on the card; null for a self-registration. */
+  login_created_by: z.string().nullable(),
 });
 export type Client = z.infer<typeof clientSchema>;
 

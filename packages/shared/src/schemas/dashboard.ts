@@ -1,8 +1,15 @@
 import { z } from 'zod';
 
+/** GET /api/health: readiness (the database answered within its bound; 503 'degraded' otherwise). */
 export const healthResponseSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   db: z.enum(['ok', 'down']),
+  version: z.string(),
+});
+
+/** GET /api/health/live: liveness (the process answers; the database is not asked). */
+export const livenessResponseSchema = z.object({
+  status: z.literal('ok'),
   version: z.string(),
 });
 

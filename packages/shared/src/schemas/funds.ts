@@ -185,6 +185,23 @@ export const withdrawRequestsQuerySchema = z.strictObject({
 });
 export type WithdrawRequestsQuery = z.infer<typeof withdrawRequestsQuerySchema>;
 
+/**
+ * Why a staff member may not approve an open request (issue 20 finding 4): the codes the approval would be refused
+ * with, so the list and the card show the reason instead of a button that can only fail.
+ */
+export const WITHDRAW_APPROVE_BLOCKS = [
+  'withdraw_second_approver_same',
+  'withdraw_second_approval_forbidden',
+  'withdraw_approver_balance_change',
+  'withdraw_approver_deposit_recorded',
+  'withdraw_approver_deposit_edited',
+  'withdraw_approver_identity_verified',
+  'withdraw_approver_password_changed',
+  'withdraw_approver_login_created',
+  'withdraw_no_second_approver',
+] as const;
+export type WithdrawApproveBlock = (typeof WITHDRAW_APPROVE_BLOCKS)[number];
+
 export const staffWithdrawRequestSchema = clientWithdrawRequestSchema.extend({
   client_id: z.number().int(),
   client_name: z.string(),
@@ -196,8 +213,22 @@ export const staffWithdrawRequestSchema = clientWithdrawRequestSchema.extend({
   first_approved_by: z.string().nullable(),
   first_approved_by_name: z.string().nullable(),
   first_approved_at: z.string().nullable(),
-  /** Whether approving it takes two people (its amount is above WITHDRAWAL_SECOND_APPROVAL). */
+  /**
+   * Whether approving it takes two people: it awaits its second approval, or its amount with the client's one-step
+   * approvals of the last 24 hours is above WITHDRAWAL_SECOND_APPROVAL (D20 as amended by issue 20 finding 3). For a
+   * closed request: whether it took two.
+   */
   needs_second_approval: z.boolean(),
+  /** Issue 20 finding 4, for the staff member asking: whether they may approve it now, and if not, why. */
+  can_approve: z.boolean(),
+  approve_blocked: z.enum(WITHDRAW_APPROVE_BLOCKS).nullable(),
+  /** Whether they may reject it (any open request in their scope: rejecting releases the hold). */
+  can_reject: z.boolean(),
+  /**
+   * Nobody could give the approval(s) still missing (every finance approver worked with the client's money in the
+   * last 30 days, or is its first approver): it can only be rejected until another approver is there.
+   */
+  no_eligible_approver: z.boolean(),
 });
 export type StaffWithdrawRequest = z.infer<typeof staffWithdrawRequestSchema>;
 
@@ -318,6 +349,8 @@ export const manualCreditSchema = z.object({
   decided_at: z.string().nullable(),
   cancel_reason: z.string().nullable(),
   ledger_entry_id: z.number().int().nullable(),
+  /** Issue 20 finding 2: the credit that replaced this cancelled one when its deposit's amount was edited. */
+  replaced_by: z.number().int().nullable(),
 });
 export type ManualCredit = z.infer<typeof manualCreditSchema>;
 
@@ -357,6 +390,17 @@ export const cancelManualCreditSchema = z.strictObject({
     .max(500, { error: 'max_length:500' }),
 });
 export type CancelManualCreditRequest = z.infer<typeof cancelManualCreditSchema>;
+
+/**
+ * POST /api/manual-credits/:id/confirm (issue 20 finding 2): the amount the confirmer saw, in dollars; the server posts
+ * exactly it or answers 409 credit_amount_changed.
+ */
+export const confirmManualCreditSchema = z.strictObject({
+  amount: z
+    .number({ error: missingOrWrongType })
+    .refine((v) => v >= 0.01 && dollarsToCents(v) !== null, { error: 'invalid_value' }),
+});
+export type ConfirmManualCreditRequest = z.infer<typeof confirmManualCreditSchema>;
 
 /** 202 to a staff balance change that waits for confirmation (D20): nothing moved yet. */
 export const awaitingConfirmationSchema = z.object({

@@ -19,8 +19,14 @@ export const LEAD_IMPORT_EXTENSIONS = ['.csv', '.xlsx', '.xls'] as const;
  */
 export const LEAD_IMPORT_MAX_MB = 10;
 
-/** How many rejected rows the answer lists; the downloadable CSV has all of them. */
+/** How many rejected rows the answer lists; the downloadable CSV has more (LEAD_IMPORT_REJECTED_KEPT). */
 export const LEAD_IMPORT_REJECTED_SHOWN = 100;
+
+/**
+ * How many rejected rows the downloadable CSV holds: the first ones in file order; the rest are only counted
+ * (`rejected_csv_omitted`), so a file of rejected rows cannot fill the server's memory (issue 20).
+ */
+export const LEAD_IMPORT_REJECTED_KEPT = 10_000;
 
 /** How long the rejected rows of an import stay downloadable. */
 export const LEAD_IMPORT_REJECTED_TTL_HOURS = 24;
@@ -35,7 +41,7 @@ export type RejectedRow = z.infer<typeof rejectedRowSchema>;
 /** The answer of POST /api/upload-clients, with the spec's names. */
 export const uploadClientsResultSchema = z.object({
   message: z.string(),
-  /** Data rows read (blank rows are not counted). */
+  /** Data rows read (blank rows are not counted here, though they count toward the file's row limit). */
   total_processed: z.number().int(),
   clients_created: z.number().int(),
   /** Rows whose e-mail (any letter case) or E.164 phone is already in the base or on an earlier row of the file. */
@@ -48,8 +54,13 @@ export const uploadClientsResultSchema = z.object({
   }),
   /** The first LEAD_IMPORT_REJECTED_SHOWN rows not created (incomplete or duplicate), in file order. */
   rejected: z.array(rejectedRowSchema),
-  /** Link to every rejected row with its reason, as CSV (same permission, kept 24 h); null when none was rejected. */
+  /**
+   * Link to the rejected rows with their reasons, as CSV (same permission, kept 24 h): the first
+   * LEAD_IMPORT_REJECTED_KEPT of them; null when none was rejected.
+   */
   rejected_csv: z.string().nullable(),
+  /** Rejected rows left out of that CSV (those after the first LEAD_IMPORT_REJECTED_KEPT); 0 when it holds them all. */
+  rejected_csv_omitted: z.number().int(),
 });
 export type UploadClientsResult = z.infer<typeof uploadClientsResultSchema>;
 

@@ -70,6 +70,11 @@ export const registerClientUserResponseSchema = z.object({
   outcome: z.enum(['created', 'linked_existing_user']),
   user_id: z.string(),
   trading_account_id: z.number().int(),
+  /**
+   * Always false (issue 20 finding 1): a login made by staff waits until another finance approver confirms the
+   * client's identity; until then deposits stay uncredited and withdrawals are refused.
+   */
+  identity_verified: z.boolean(),
 });
 export type RegisterClientUserResponse = z.infer<typeof registerClientUserResponseSchema>;
 

@@ -31,6 +31,11 @@ export const usersResponseSchema = z.object({
     managers: z.number().int(),
     admins: z.number().int(),
     superadmins: z.number().int(),
+    /**
+     * Live staff holding finance.approve (issue 20 finding 4): with fewer than two, a payout above
+     * WITHDRAWAL_SECOND_APPROVAL, or a manual credit, can have nobody left to give its second approval.
+     */
+    finance_approvers: z.number().int(),
   }),
 });
 export type UsersResponse = z.infer<typeof usersResponseSchema>;

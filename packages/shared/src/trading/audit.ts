@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { candleSchema, tradeSchema } from './schemas.js';
-import type { TradeDirection } from './settlement.js';
+import { SETTLEMENT_GAP_SECONDS, type TradeDirection } from './settlement.js';
 
 /**
  * Transparency (issue 14): the contract audit of one trade and the public quote history. Nothing here decides an
@@ -21,11 +21,20 @@ export interface SettlementRule {
   direction: TradeDirection;
   compare: SettlementCompare;
   tie: 'close_eq_strike';
+  gap_seconds: number;
 }
 
-/** D1 as data: a call wins when close > strike, a put when close < strike; close = strike is a tie (stake back). */
+/**
+ * D1 and D22 as data: a call wins when close > strike, a put when close < strike; close = strike is a tie (stake
+ * back); no stored price within gap_seconds before the expiry is 'no_price' (stake back).
+ */
 export function settlementRule(direction: TradeDirection): SettlementRule {
-  return { direction, compare: direction === 'call' ? 'close_gt_strike' : 'close_lt_strike', tie: 'close_eq_strike' };
+  return {
+    direction,
+    compare: direction === 'call' ? 'close_gt_strike' : 'close_lt_strike',
+    tie: 'close_eq_strike',
+    gap_seconds: SETTLEMENT_GAP_SECONDS,
+  };
 }
 
 export const priceTickSchema = z.object({
@@ -39,6 +48,12 @@ export const settlementRuleSchema = z.object({
   direction: z.enum(['call', 'put']),
   compare: z.enum(SETTLEMENT_COMPARES),
   tie: z.literal('close_eq_strike'),
+  gap_seconds: z
+    .number()
+    .int()
+    .describe(
+      'D22: with no stored price this many seconds before the expiry or later, the stake is returned (no_price)',
+    ),
 });
 export type SettlementRuleView = z.infer<typeof settlementRuleSchema>;
 
@@ -49,6 +64,18 @@ export const tradeAuditSchema = z.object({
   ticks: z.array(priceTickSchema),
   /** 1-minute candles between the windows, for a trade longer than 10 minutes; else empty. */
   candles: z.array(candleSchema),
+  /** Why a trade settled without a price (D22's gap rule), else null. */
+  no_price: z
+    .object({
+      reason: z.literal('feed_gap'),
+      sentence: z.string().describe("the reason in the caller's language"),
+      gap_seconds: z.number().int(),
+      last_tick_at: z.iso
+        .datetime()
+        .nullable()
+        .describe('the last stored tick at or before the expiry (older than the bound), if any'),
+    })
+    .nullable(),
 });
 export type TradeAudit = z.infer<typeof tradeAuditSchema>;
 

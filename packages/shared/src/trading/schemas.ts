@@ -4,6 +4,7 @@ import { ASSET_CATEGORIES } from './assets.js';
 import { isDollarAmount } from './money.js';
 import { manualCreditSchema } from '../schemas/funds.js';
 import { TRADE_DIRECTIONS, TRADE_STATUSES } from './settlement.js';
+import { tradeVoidRequestSchema } from './void-requests.js';
 
 /** Dollars at the API edge: a JSON number with at most 2 decimals (decisions.md D3). */
 export const dollarAmount = z
@@ -216,6 +217,8 @@ export const adminTradeSchema = tradeSchema.omit({ payout: true, profit_loss: tr
   void_reason: z.string().nullable(),
   voided_by: z.string().nullable(),
   voided_by_name: z.string().nullable(),
+  /** Who confirmed the void (issue 20 finding 11: `voided_by` asked for it). */
+  void_confirmed_by_name: z.string().nullable(),
 });
 export type AdminTrade = z.infer<typeof adminTradeSchema>;
 
@@ -226,6 +229,8 @@ export const accountDetailResponseSchema = z.object({
   tradeHistory: z.array(adminTradeSchema),
   /** D20: the account's manual credits waiting for a second staff member's confirmation. */
   pendingCredits: z.array(manualCreditSchema),
+  /** Issue 20 finding 11: voids of the account's trades waiting for a second staff member, oldest first. */
+  pendingVoids: z.array(tradeVoidRequestSchema),
 });
 export type AccountDetailResponse = z.infer<typeof accountDetailResponseSchema>;
 export const activeTradesResponseSchema = z.object({ activeTrades: z.array(adminTradeSchema) });
@@ -256,7 +261,10 @@ export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 export const ledgerQuerySchema = z.strictObject({ ...pageQuery });
 export const ledgerResponseSchema = z.object({ items: z.array(ledgerEntrySchema), total: z.number().int() });
 
-/** D1: the one thing staff may do to a trade — void an active one, with a reason; the stake is returned. */
+/**
+ * D1: the one thing staff may do to a trade — void an active one, with a reason. The call records a void request that
+ * a second staff member confirms (issue 20 finding 11): it answers 202 with the request (tradeVoidRequestSchema).
+ */
 export const voidTradeRequestSchema = z.strictObject({
   trade_id: z
     .number({ error: missingOrWrongType })
@@ -265,7 +273,6 @@ export const voidTradeRequestSchema = z.strictObject({
   reason: requiredText(500),
 });
 export type VoidTradeRequest = z.infer<typeof voidTradeRequestSchema>;
-export const voidTradeResponseSchema = z.object({ trade: adminTradeSchema, balance: z.number() });
 
 export const balanceChangeRequestSchema = z.strictObject({
   action: z.enum(['set', 'add', 'subtract'], { error: 'invalid_value' }),

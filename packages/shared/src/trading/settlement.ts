@@ -3,10 +3,23 @@ import { compareDecimal } from './decimal.js';
 export const TRADE_DIRECTIONS = ['call', 'put'] as const;
 export type TradeDirection = (typeof TRADE_DIRECTIONS)[number];
 
-/** active until settled at expiry (won / lost / tie) or voided by staff (stake returned). */
-export const TRADE_STATUSES = ['active', 'won', 'lost', 'tie', 'voided'] as const;
+/**
+ * active until settled at expiry (won / lost / tie, or no_price by the gap rule of D22: stake returned) or voided by
+ * staff (stake returned).
+ */
+export const TRADE_STATUSES = ['active', 'won', 'lost', 'tie', 'no_price', 'voided'] as const;
 export type TradeStatus = (typeof TRADE_STATUSES)[number];
-export type SettledTradeStatus = 'won' | 'lost' | 'tie';
+/** The result of comparing a close price with the strike. */
+export type PricedTradeStatus = 'won' | 'lost' | 'tie';
+/** What settlement at expiry can give: a priced result, or no_price when the feed had a gap at expiry (D22). */
+export type SettledTradeStatus = PricedTradeStatus | 'no_price';
+
+/**
+ * The gap rule's published bound (D22): a trade is settled at the last stored price at or before its expiry only if
+ * that price is at most this many seconds older than the expiry; otherwise the feed had a gap at expiry and the trade
+ * is settled as 'no_price' — the stake returned — never at an older price.
+ */
+export const SETTLEMENT_GAP_SECONDS = 10;
 
 export interface SettleTradeInput {
   direction: TradeDirection;
@@ -21,7 +34,7 @@ export interface SettleTradeInput {
 }
 
 export interface SettleTradeResult {
-  status: SettledTradeStatus;
+  status: PricedTradeStatus;
   /** What goes back to the balance: stake + profit when won, the stake on a tie, nothing when lost. */
   creditCents: number;
   /** The client's result: +profit when won, 0 on a tie, −stake when lost. */
@@ -56,4 +69,40 @@ export function settleTrade(input: SettleTradeInput): SettleTradeResult {
   if (!won) return { status: 'lost', creditCents: 0, profitCents: -amountCents };
   const profit = potentialProfitCents(amountCents, payoutPercentage);
   return { status: 'won', creditCents: amountCents + profit, profitCents: profit };
+}
+
+export interface SettleAtExpiryInput extends Omit<SettleTradeInput, 'closePrice'> {
+  /** When the trade expired. */
+  expiresAt: Date | string | number;
+  /** The last stored price at or before the expiry and its time, or null when there is none. */
+  close: { price: string | number; at: Date | string | number } | null;
+}
+
+export interface SettleAtExpiryResult {
+  status: SettledTradeStatus;
+  creditCents: number;
+  profitCents: number;
+}
+
+/** Whether a close price stored at `closeAt` is too old to decide a trade that expired at `expiresAt` (D22). */
+export function isPriceGap(closeAt: Date | string | number | null, expiresAt: Date | string | number): boolean {
+  if (closeAt === null) return true;
+  const close = new Date(closeAt).getTime();
+  const expiry = new Date(expiresAt).getTime();
+  if (Number.isNaN(close) || Number.isNaN(expiry)) throw new TypeError('bad close or expiry time');
+  return expiry - close > SETTLEMENT_GAP_SECONDS * 1000;
+}
+
+/**
+ * THE settlement at expiry (D1, D22): with a close price (the last stored price at or before the expiry) no more than
+ * SETTLEMENT_GAP_SECONDS before the expiry, settleTrade decides; without one the feed had a gap at expiry, and the
+ * trade is 'no_price': the stake is returned, nothing won or lost. The server's SQL (OUTCOME_SQL) is its twin.
+ */
+export function settleAtExpiry(input: SettleAtExpiryInput): SettleAtExpiryResult {
+  const { close, expiresAt, ...trade } = input;
+  if (close === null || isPriceGap(close.at, expiresAt)) {
+    assertStake(trade.amountCents, trade.payoutPercentage);
+    return { status: 'no_price', creditCents: trade.amountCents, profitCents: 0 };
+  }
+  return settleTrade({ ...trade, closePrice: close.price });
 }

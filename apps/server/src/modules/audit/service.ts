@@ -2,11 +2,19 @@ import type { AuditQuery, AuditResponse, AuditVerifyResponse } from '@brokerage/
 import { sql } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
 import { verifyAuditChain } from '../../platform/audit/chain.js';
+import { AuditChainKey } from '../../platform/audit/chain-key.js';
+import { checkpointFile, readCheckpoints } from '../../platform/audit/checkpoints.js';
 
-/** The chain check of `npm run admin -- verify-audit`, for the audit page. */
+/** The chain check of `npm run admin -- verify-audit` (the chain key, this process's checkpoints), for the audit page. */
 export async function verifyAudit(deps: AppDeps): Promise<AuditVerifyResponse> {
-  const r = await verifyAuditChain(deps.db);
-  return { verified: r.verified, verified_up_to: r.verifiedUpTo, broken: r.broken };
+  const key = new AuditChainKey({ key: deps.config.AUDIT_CHAIN_KEY, dataDir: deps.config.dataDir }).existing();
+  const checkpoints = readCheckpoints(checkpointFile(deps.config.dataDir))?.checkpoints ?? [];
+  const r = await verifyAuditChain(deps.db, { key, checkpoints });
+  return {
+    verified: r.verified,
+    verified_up_to: r.verifiedUpTo,
+    broken: r.broken && { id: r.broken.id, seq: r.broken.seq, reason: r.broken.reason },
+  };
 }
 
 export async function listAudit(deps: AppDeps, query: AuditQuery): Promise<AuditResponse> {

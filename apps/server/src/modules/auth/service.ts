@@ -53,8 +53,11 @@ export interface RequestMeta {
 
 /** A refusal while a sign-in delay runs: 429 with Retry-After (the route sets the header from `seconds`). */
 export class SignInDelayed extends HttpError {
-  constructor(readonly seconds: number) {
-    super(429, 'login_delayed', { seconds });
+  constructor(
+    readonly seconds: number,
+    code: 'login_delayed' | 'otp_account_limited' = 'login_delayed',
+  ) {
+    super(429, code, { seconds });
   }
 }
 

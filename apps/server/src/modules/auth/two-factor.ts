@@ -8,7 +8,6 @@ import { verifyPassword } from '../../platform/auth/passwords.js';
 import { revokeUserSessions } from '../../platform/auth/sessions.js';
 import { delayPolicy, recordSignInFailure } from '../../platform/auth/sign-in-delays.js';
 import {
-  CHALLENGE_MAX_WRONG_CODES,
   CHALLENGE_SECONDS,
   hashChallenge,
   hashRecoveryCode,
@@ -22,6 +21,7 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { cardVaultFromConfig } from '../../platform/crypto/card-vault.js';
 import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
 import { checkSignInDelay, completeSignIn, emailKeyOf, type RequestMeta } from './service.js';
+import { codeWasRight, countAccountCode, countChallengeCode } from './code-attempts.js';
 
 /**
  * Staff two-factor sign-in (issue 13 item 1). A right password of a staff member who is enrolled, or whose role is in
@@ -65,7 +65,7 @@ export async function createChallenge(db: Db, userId: string, purpose: 'enroll' 
   return token;
 }
 
-interface LiveChallenge {
+export interface LiveChallenge {
   id: string;
   user: UserRow;
 }
@@ -101,13 +101,12 @@ async function consumeChallenge(trx: Db, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** A wrong code: it slows the (e-mail, address) pair like a wrong password, is audited, and wears the challenge out. */
+/** A wrong code: it slows the (e-mail, address) pair like a wrong password and is audited (already counted). */
 async function wrongCode(
   deps: AppDeps,
   user: UserRow,
   meta: RequestMeta,
   step: 'enroll' | 'otp' | 'setup',
-  challengeId: string | null,
   status: 400 | 401 = 401,
 ): Promise<never> {
   await deps.db.transaction().execute(async (trx) => {
@@ -116,16 +115,6 @@ async function wrongCode(
       ip: meta.ip,
       userId: user.id,
     });
-    if (challengeId) {
-      await trx
-        .updateTable('login_challenges')
-        .set({
-          wrong_codes: sql`wrong_codes + 1`,
-          used_at: sql`case when wrong_codes + 1 >= ${CHALLENGE_MAX_WRONG_CODES} then now() else used_at end`,
-        })
-        .where('id', '=', challengeId)
-        .execute();
-    }
     await writeAudit(trx, actorFromUser(user, meta.ip), {
       action: 'auth.2fa_failed',
       entityType: 'user',
@@ -257,6 +246,7 @@ export async function confirmWithChallenge(
   meta: RequestMeta,
 ): Promise<SecondFactorSession & { recoveryCodes: string[] }> {
   const live = await liveChallenge(deps, input.challenge, 'enroll');
+  await countChallengeCode(deps, live, meta, 'enroll');
   await checkSignInDelay(deps, emailKeyOf(live.user.email), meta);
   try {
     return await deps.db.transaction().execute(async (trx) => {
@@ -270,7 +260,7 @@ export async function confirmWithChallenge(
       return { ...session, user: live.user, recoveryCodes: codes };
     });
   } catch (err) {
-    if (err instanceof WrongCode) return wrongCode(deps, live.user, meta, 'enroll', live.id);
+    if (err instanceof WrongCode) return wrongCode(deps, live.user, meta, 'enroll');
     throw err;
   }
 }
@@ -286,9 +276,11 @@ export async function loginWithCode(
 ): Promise<SecondFactorSession> {
   const live = await liveChallenge(deps, input.challenge, 'otp');
   const user = live.user;
+  await countChallengeCode(deps, live, meta, 'otp');
   await checkSignInDelay(deps, emailKeyOf(user.email), meta);
+  await countAccountCode(deps, live, meta);
   // The address may have left the whitelist since the password step: the same answer as a wrong code.
-  if (!(await deps.whitelist.allows(meta.ip))) return wrongCode(deps, user, meta, 'otp', live.id);
+  if (!(await deps.whitelist.allows(meta.ip))) return wrongCode(deps, user, meta, 'otp');
   const code = input.code.replace(/\s/g, '');
   try {
     return await deps.db.transaction().execute(async (trx) => {
@@ -326,6 +318,7 @@ export async function loginWithCode(
         if (!used) throw new WrongCode();
       }
       if (!(await consumeChallenge(trx, live.id))) throw new HttpError(401, 'challenge_invalid');
+      await codeWasRight(trx, user.id);
       const left =
         method === 'recovery_code'
           ? Number(
@@ -346,7 +339,7 @@ export async function loginWithCode(
       return { ...session, user };
     });
   } catch (err) {
-    if (err instanceof WrongCode) return wrongCode(deps, user, meta, 'otp', live.id);
+    if (err instanceof WrongCode) return wrongCode(deps, user, meta, 'otp');
     throw err;
   }
 }
@@ -415,7 +408,7 @@ export async function confirmSetup(deps: AppDeps, user: UserRow, code: string, m
       return codes;
     });
   } catch (err) {
-    if (err instanceof WrongCode) return wrongCode(deps, user, meta, 'setup', null, 400);
+    if (err instanceof WrongCode) return wrongCode(deps, user, meta, 'setup', 400);
     throw err;
   }
 }

@@ -40,6 +40,10 @@ async function lockClientInScope(trx: Db, actor: Actor, clientId: number) {
  * trading account with balance 0, in one transaction. When the e-mail is already registered (§8 'Email already
  * registered'), only the trading account is created, linked to that existing user — provided it is a live client
  * user not linked to another client; otherwise 409 with §8's 'User exists, but failed to create trading account'.
+ * Issue 20 finding 1: the staff member chose the e-mail and the password, so the login proves nothing about who holds
+ * it. It is unverified exactly like a self-registration linked to a lead: the client's recorded deposits stay
+ * uncredited and withdrawals are refused until a finance approver other than its creator confirms the identity
+ * (clients.login_created_by says who created it; recentInvolvement counts it for 30 days).
  */
 export async function registerClientUser(
   db: Db,
@@ -87,16 +91,16 @@ export async function registerClientUser(
         userId = created.id;
         outcome = 'created';
       }
-      // Staff registering the client is the identity check (issue 9 finding 1).
       await trx
         .updateTable('clients')
         .set({
           user_id: userId,
           registration_date: sql`now()`,
           updated_at: sql`now()`,
-          identity_verified: true,
-          identity_verified_at: sql`now()`,
-          identity_verified_by: actor.id,
+          identity_verified: false,
+          identity_verified_at: null,
+          identity_verified_by: null,
+          login_created_by: actor.id,
         })
         .where('id', '=', clientId)
         .execute();
@@ -108,9 +112,15 @@ export async function registerClientUser(
         entityType: 'client',
         entityId: clientId,
         before: { user_id: null },
-        after: { user_id: userId, email: input.email, outcome, trading_account_id: accountId },
+        after: {
+          user_id: userId,
+          email: input.email,
+          outcome,
+          trading_account_id: accountId,
+          identity_verified: false,
+        },
       });
-      return { outcome, user_id: userId, trading_account_id: accountId };
+      return { outcome, user_id: userId, trading_account_id: accountId, identity_verified: false };
     })
     .catch((err: unknown) => {
       // Two registrations raced for the same e-mail: the unique index decided.
@@ -206,7 +216,8 @@ export async function clientSummary(db: Db, actor: Actor, clientId: number): Pro
 /**
  * POST /api/clients/:id/verify-identity (finance.approve, issue 9 finding 1): a finance approver confirms that the
  * platform user linked to this lead is the lead. The lead's deposits that waited are then credited to its trading
- * account through the ledger, once each (reference deposit:<id>), in the same transaction; withdrawals open.
+ * account through the ledger, once each (reference deposit:<id>), in the same transaction; withdrawals open. Whoever
+ * created the login on the card cannot confirm it (409 identity_verifier_created_login, issue 20 finding 1).
  */
 export async function verifyClientIdentity(
   deps: { db: Db; bus?: EventBus },
@@ -215,12 +226,15 @@ export async function verifyClientIdentity(
 ): Promise<VerifyIdentityResponse> {
   const result = await deps.db.transaction().execute(async (trx) => {
     const client = await scopeClients(trx.selectFrom('clients'), actor)
-      .select(['clients.id', 'clients.user_id', 'clients.identity_verified'])
+      .select(['clients.id', 'clients.user_id', 'clients.identity_verified', 'clients.login_created_by'])
       .where('clients.id', '=', clientId)
       .forUpdate()
       .executeTakeFirst();
     if (!client) throw new HttpError(404, 'client_not_found');
     if (client.identity_verified) throw new HttpError(409, 'identity_already_verified');
+    if (client.login_created_by !== null && client.login_created_by === actor.id) {
+      throw new HttpError(409, 'identity_verifier_created_login');
+    }
     await trx
       .updateTable('clients')
       .set({

@@ -57,6 +57,7 @@ export const CLIENT_COLUMNS = [
   'clients.registration_date',
   'clients.last_comment_date',
   'clients.identity_verified',
+  'clients.login_created_by',
 ] as const;
 
 export type ClientRow = {
@@ -80,6 +81,7 @@ export type ClientRow = {
   registration_date: Date | null;
   last_comment_date: Date | null;
   identity_verified: boolean;
+  login_created_by: string | null;
 };
 
 export function toClient(r: ClientRow): Client {
@@ -105,6 +107,7 @@ export function toClient(r: ClientRow): Client {
     registration_date: iso(r.registration_date),
     last_comment_date: iso(r.last_comment_date),
     identity_verified: r.identity_verified,
+    login_created_by: r.login_created_by,
   };
 }
 

@@ -9,6 +9,7 @@ import {
 } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
+import { setLocalStatementTimeout } from '../../platform/db/index.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { HttpError } from '../../platform/http/errors.js';
@@ -425,6 +426,7 @@ export async function syncDashboardTimezone(db: AppDeps['db'], timeZone: string)
   const row = await db.selectFrom('dashboard_settings').select('timezone').executeTakeFirst();
   if (row?.timezone === timeZone) return false;
   await db.transaction().execute(async (trx) => {
+    await setLocalStatementTimeout(trx, 0); // a one-off rebuild at start-up over every row: no statement bound
     await trx.updateTable('dashboard_settings').set({ timezone: timeZone }).execute();
     await sql`select rebuild_dashboard_rollups()`.execute(trx);
   });

@@ -22,11 +22,11 @@ import { lockBalance, postEntry, type Trx } from '../ledger/service.js';
 import { enqueuePostback } from '../postbacks/outbox.js';
 import {
   dropPendingCredit,
-  needsSecondApproval,
+  markReplaced,
   pendingCreditOfDeposit,
   requestManualCredit,
-  setPendingAmount,
 } from '../manual-credits/service.js';
+import { creditWaits } from '../manual-credits/window.js';
 
 /**
  * Deposits recorded in the CRM (back-office.md §2.6, §2.10; decisions.md D3). A deposit credits the client's trading
@@ -203,7 +203,8 @@ function cents(amount: number): number {
 
 /**
  * POST /api/deposits, in the caller's transaction (the route makes it idempotent). The first live deposit of a client
- * is ftd and turns a client in status new into ftd. Above MANUAL_CREDIT_SECOND_APPROVAL (D20) the deposit is recorded
+ * is ftd and turns a client in status new into ftd. When it would take the client's unconfirmed staff credits of the
+ * last 24 hours above MANUAL_CREDIT_SECOND_APPROVAL (D20 as amended by issue 20 finding 3) the deposit is recorded
  * exactly the same way but its crediting waits for a second staff member (a pending manual credit of kind 'deposit').
  */
 export async function createDeposit(
@@ -214,7 +215,7 @@ export async function createDeposit(
 ): Promise<DepositWriteResponse> {
   const client = await lockClient(trx, actor, input.client_id);
   const amountCents = cents(input.amount);
-  const waits = needsSecondApproval(actor, amountCents, approval.secondApprovalCents);
+  const waits = await creditWaits(trx, actor, input.client_id, amountCents, approval.secondApprovalCents);
   const prior = await trx
     .selectFrom('deposits')
     .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -327,10 +328,12 @@ async function correct(
 }
 
 /**
- * PUT /api/deposits/:id: a new amount posts a correction of the difference (if the deposit was credited). D20: an edit
- * that raises a credited deposit to above MANUAL_CREDIT_SECOND_APPROVAL posts nothing yet: the difference becomes a
- * pending 'deposit_edit' credit (one per deposit: a later edit replaces it). While a deposit's own crediting waits, its
- * pending credit follows the new amount; an uncredited deposit raised above the threshold gets one.
+ * PUT /api/deposits/:id: a new amount posts a correction of the difference (if the deposit was credited). D20: a raise
+ * of a credited deposit that would take the client's unconfirmed staff credits of the last 24 hours above
+ * MANUAL_CREDIT_SECOND_APPROVAL posts nothing yet: the difference becomes a pending 'deposit_edit' credit. Issue 20
+ * finding 2: a pending credit is bound to its amount, so a new amount cancels the deposit's pending credit (audited)
+ * and, where money still has to wait, asks anew: a deposit whose own crediting waited gets a new credit of the new
+ * amount, a credited one a new 'deposit_edit' of the new difference. An uncredited deposit raised past the sum gets one.
  */
 export async function updateDeposit(
   deps: DepositDeps,
@@ -346,42 +349,53 @@ export async function updateDeposit(
     const revision = deposit.revision + 1;
     const accountId = await accountOf(trx, clientId);
     const pending = await pendingCreditOfDeposit(trx, id);
-    const raisedAbove = newCents > oldCents && needsSecondApproval(actor, newCents, deps.secondApprovalCents ?? 0);
+    const threshold = deps.secondApprovalCents ?? 0;
+    const reason = input.notes ?? deposit.notes;
     let creditId: number | null = null;
-    if (deposit.credited_at !== null && accountId !== null) {
-      // What the ledger holds for it: the amount less a difference that still waits.
+    if (newCents === oldCents) {
+      // Only the notes: nothing moves, a waiting credit keeps waiting for the amount it was asked for.
+      creditId = pending?.id ?? null;
+    } else if (deposit.credited_at !== null && accountId !== null) {
+      // What the ledger holds for it: the amount less a difference that still waits (and is dropped now).
       const creditedCents = oldCents - (pending?.kind === 'deposit_edit' ? pending.amountCents : 0);
       const delta = newCents - creditedCents;
-      if (delta > 0 && raisedAbove) {
-        if (pending) {
-          await setPendingAmount(trx, pending.id, delta);
-          creditId = pending.id;
-        } else {
-          creditId = await requestManualCredit(trx, actor, {
-            kind: 'deposit_edit',
-            clientId,
-            accountId,
-            depositId: id,
-            amountCents: delta,
-            reason: input.notes ?? deposit.notes,
-          });
-        }
+      if (pending) await dropPendingCredit(trx, actor, pending, 'deposit amount edited');
+      if (delta > 0 && (await creditWaits(trx, actor, clientId, delta, threshold))) {
+        creditId = await requestManualCredit(trx, actor, {
+          kind: 'deposit_edit',
+          clientId,
+          accountId,
+          depositId: id,
+          amountCents: delta,
+          reason,
+        });
       } else {
-        if (pending) await dropPendingCredit(trx, actor, pending.id, 'deposit edited');
         await correct(trx, actor, accountId, delta, `deposit:${id}:edit:${revision}`, 'deposit_edit_overdraws');
       }
+      if (pending && creditId !== null) await markReplaced(trx, pending.id, creditId);
     } else if (pending) {
-      // Its crediting waits: the credit follows the amount.
-      await setPendingAmount(trx, pending.id, newCents);
-      creditId = pending.id;
-    } else if (raisedAbove) {
+      // Its crediting waited for someone who saw the old amount: that credit is cancelled, the new amount asked for.
+      await dropPendingCredit(trx, actor, pending, 'deposit amount edited');
       creditId = await requestManualCredit(trx, actor, {
         kind: 'deposit',
         clientId,
         accountId,
         depositId: id,
         amountCents: newCents,
-        reason: input.notes ?? deposit.notes,
+        reason,
+      });
+      await markReplaced(trx, pending.id, creditId);
+    } else if (
+      newCents > oldCents &&
+      (await creditWaits(trx, actor, clientId, newCents, threshold, { exceptDepositId: id }))
+    ) {
+      creditId = await requestManualCredit(trx, actor, {
+        kind: 'deposit',
+        clientId,
+        accountId,
+        depositId: id,
+        amountCents: newCents,
+        reason,
       });
     }
     await trx
@@ -414,7 +428,7 @@ export async function deleteDeposit(deps: DepositDeps, actor: Actor, id: number)
     const amountCents = Number(deposit.amount_cents);
     const accountId = await accountOf(trx, clientId);
     const pending = await pendingCreditOfDeposit(trx, id);
-    if (pending) await dropPendingCredit(trx, actor, pending.id, 'deposit deleted');
+    if (pending) await dropPendingCredit(trx, actor, pending, 'deposit deleted');
     if (deposit.credited_at !== null && accountId !== null) {
       // A difference that was still waiting (D20) never reached the ledger, so it is not taken back.
       const creditedCents = amountCents - (pending?.kind === 'deposit_edit' ? pending.amountCents : 0);

@@ -4,6 +4,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { writeAudit } from '../../platform/audit/audit.js';
+import { setLocalStatementTimeout } from '../../platform/db/index.js';
 import { filteredClients, type ClientRow } from '../clients/service.js';
 import { DEPOSIT_COLUMNS, filteredDeposits, type DepositRow } from '../deposits/service.js';
 import { EXPORT_LABELS, type ExportLabels } from './labels.js';
@@ -224,15 +225,24 @@ interface RunSpec<R> {
   audit: { action: 'client.export' | 'deposit.export'; entityType: string; filters: Record<string, unknown> };
 }
 
-/** The batches of a list query by keyset on `id`: EXPORT_BATCH rows with an id below `before`, id descending. */
+/**
+ * The batches of a list query by keyset on `id`: EXPORT_BATCH rows with an id below `before`, id descending. Each is
+ * read under DB_BULK_STATEMENT_TIMEOUT_MS instead of the request bound (issue 21 §5: a filtered batch of a large base
+ * may take longer than a list page).
+ */
 function keysetBatches<R>(
+  deps: AppDeps,
   base: SelectQueryBuilder<any, any, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
   id: string,
 ): RunSpec<R>['batch'] {
   return async (before) => {
     let q = base.orderBy(sql.ref(id), 'desc').limit(EXPORT_BATCH);
     if (before !== null) q = q.where(sql.ref(id), '<', before);
-    return (await q.execute()) as R[];
+    const query = q.compile();
+    return deps.db.transaction().execute(async (trx) => {
+      await setLocalStatementTimeout(trx, deps.config.DB_BULK_STATEMENT_TIMEOUT_MS);
+      return (await trx.executeQuery(query)).rows as R[];
+    });
   };
 }
 
@@ -315,7 +325,7 @@ export async function exportClients(
     actor,
     log,
     sheet,
-    batch: keysetBatches<ExportClientRow>(base, 'clients.id'),
+    batch: keysetBatches<ExportClientRow>(deps, base, 'clients.id'),
     idOf: (r) => Number(r.id),
     cells: layout.cells,
     audit: { action: 'client.export', entityType: 'client', filters: usedFilters(filters) },
@@ -346,7 +356,7 @@ export async function exportDeposits(
     actor,
     log,
     sheet,
-    batch: keysetBatches<DepositRow>(base, 'd.id'),
+    batch: keysetBatches<DepositRow>(deps, base, 'd.id'),
     idOf: (r) => Number(r.id),
     cells: (r) => [
       Number(r.id),

@@ -1,4 +1,5 @@
 import {
+  LEAD_IMPORT_REJECTED_KEPT,
   LEAD_IMPORT_REJECTED_SHOWN,
   LEAD_IMPORT_REJECTED_TTL_HOURS,
   type Lang,
@@ -16,6 +17,7 @@ import type { InvalidRow, LeadCells, RowReason } from './parse/rows.js';
 import { rejectedCsv } from './rejected-csv.js';
 import { lockLeadCreation } from '../clients/duplicates.js';
 import { reasonText, resultMessage } from './texts.js';
+import { setLocalStatementTimeout } from '../../platform/db/index.js';
 
 /** Rows per staging statement (eight arrays of this many values as parameters). */
 const STAGE_BATCH = 20_000;
@@ -29,14 +31,15 @@ export interface UploadedFile {
 export const rejectedCsvPath = (id: string) => `/api/upload-clients/${id}/rejected.csv`;
 
 /**
- * POST /api/upload-clients (back-office.md §2.11, §3 'Upload result'; issue 10; decisions.md D13, D17). The file is
- * parsed while it arrives (csv-parse, exceljs's streaming reader, SheetJS for legacy XLS); each row is checked in
- * memory (a required field missing, a malformed e-mail, a phone libphonenumber-js cannot parse → skipped_incomplete).
+ * POST /api/upload-clients (back-office.md §2.11, §3 'Upload result'; issue 10; decisions.md D13, D17). A CSV is
+ * parsed while it arrives (csv-parse), a workbook once it is in (parse/xlsx.ts, SheetJS for legacy XLS), with the
+ * limits of issue 20 (rows, unpacked bytes, the event loop's turns; see parse/); each row is checked in memory (a required field missing, a malformed e-mail, a phone libphonenumber-js cannot parse → skipped_incomplete).
  * The rows that pass are then, in one transaction: staged into a temporary table (unnest of arrays, a few statements
  * for any size, on PostgreSQL and PGlite alike), compared under LEAD_CREATION_LOCK (clients/duplicates.ts) with the base and with earlier rows
  * of the file by SQL (the rule of findLeadByContact: e-mail case-insensitive or E.164 phone), and inserted as new
  * leads (status new, source 'import' or the file's Source, the file's campaign, no manager) in one statement; the
- * import's row with its rejected rows as CSV (downloadable for 24 h) and one audit row commit with them.
+ * import's row with its first LEAD_IMPORT_REJECTED_KEPT rejected rows as CSV (downloadable for 24 h) and one audit
+ * row commit with them.
  */
 export async function importLeads(
   deps: AppDeps,
@@ -50,22 +53,24 @@ export async function importLeads(
   const upload = new Upload(file.stream, fileName, file.mimeType, deps.config.UPLOAD_MAX_MB);
   const collector = new LeadCollector(deps.config.DEFAULT_PHONE_REGION);
   try {
-    await readLeads(upload, collector);
+    await readLeads(upload, collector, { maxUnpackedMb: deps.config.IMPORT_MAX_UNPACKED_MB });
   } finally {
     upload.release();
   }
 
   return deps.db.transaction().execute(async (trx) => {
+    await setLocalStatementTimeout(trx, deps.config.DB_BULK_STATEMENT_TIMEOUT_MS); // a whole file's statements
     const stored = await storeLeads(trx, collector);
-    const rejected = mergeByRow(collector.invalid, stored.duplicates).map((r) => ({
-      row: r.row,
-      reason: reasonText(r.reason, lang),
-      cells: r.cells,
-    }));
+    // Both lists hold the first LEAD_IMPORT_REJECTED_KEPT rows of their kind, so the first that many of the two
+    // merged are the file's first rejected rows.
+    const rejected = mergeByRow(collector.invalid, stored.duplicates)
+      .slice(0, LEAD_IMPORT_REJECTED_KEPT)
+      .map((r) => ({ row: r.row, reason: reasonText(r.reason, lang), cells: r.cells }));
     const total = collector.total;
     const created = stored.created;
-    const skipped = collector.invalid.length;
-    const duplicates = stored.duplicates.length;
+    const skipped = collector.invalidCount;
+    const duplicates = stored.duplicatesFound;
+    const omitted = skipped + duplicates - rejected.length;
     const campaign = collector.hasCampaignColumn ? stored.campaign : null;
 
     // Rejected rows are kept for a day: older ones are emptied here, by the next import.
@@ -111,13 +116,16 @@ export async function importLeads(
       details: { campaign },
       rejected: rejected.slice(0, LEAD_IMPORT_REJECTED_SHOWN).map(({ row, reason }) => ({ row, reason })),
       rejected_csv: rejected.length > 0 ? rejectedCsvPath(id) : null,
+      rejected_csv_omitted: omitted,
     };
   });
 }
 
 interface Stored {
   created: number;
+  /** The first LEAD_IMPORT_REJECTED_KEPT duplicates, in file order. */
   duplicates: InvalidRow[];
+  duplicatesFound: number;
   campaign: string | null;
 }
 
@@ -126,7 +134,7 @@ type DuplicateRow = LeadCells & { rn: number; reason: string; ref_row: number | 
 /** Stage, dedupe and insert, in the caller's transaction. */
 async function storeLeads(trx: Trx, collector: LeadCollector): Promise<Stored> {
   const v = collector.valid;
-  if (v.row.length === 0) return { created: 0, duplicates: [], campaign: null };
+  if (v.row.length === 0) return { created: 0, duplicates: [], duplicatesFound: 0, campaign: null };
   await sql`create temp table lead_import_rows (
       rn integer not null, name text not null, email text not null, phone text not null, phone_e164 text not null,
       country text not null, campaign text not null, source text not null, reason text, ref_row integer
@@ -188,10 +196,13 @@ async function storeLeads(trx: Trx, collector: LeadCollector): Promise<Stored> {
 
   const duplicates = await sql<DuplicateRow>`
     select rn, reason, ref_row, name, email, phone, country, campaign, source
-    from lead_import_rows where reason is not null order by rn`.execute(trx);
+    from lead_import_rows where reason is not null order by rn limit ${LEAD_IMPORT_REJECTED_KEPT}`.execute(trx);
+  const found = await sql<{ n: string | number }>`
+    select count(*) as n from lead_import_rows where reason is not null`.execute(trx);
 
   return {
     created: Number(inserted.rows[0]?.n ?? 0),
+    duplicatesFound: Number(found.rows[0]?.n ?? 0),
     duplicates: duplicates.rows.map((d) => ({
       row: d.rn,
       reason: duplicateReason(d.reason, d.ref_row),

@@ -1,28 +1,24 @@
-import { centsToDollars } from '@brokerage/shared';
 import type { EventBus } from '../../platform/bus/index.js';
 import type { Db } from '../../platform/db/index.js';
 
 /**
- * balance.changed for each account's user, with the balance as it is now (D11). Called after the transaction that
- * moved the money has committed; never throws (an event is a hint, the money is already right).
+ * A hint to each account's user's sockets that the account changed (D11; issue 21 §7), with the sequence it has
+ * reached: the sockets read the balance (and any trade that changed) from the database. Called after the transaction
+ * that moved the money has committed; never throws (a lost hint is caught up by the sockets' periodic resync).
  */
 export async function publishBalanceChanged(db: Db, bus: EventBus, accountIds: readonly number[]): Promise<void> {
   if (accountIds.length === 0) return;
   try {
     const rows = await db
       .selectFrom('trading_accounts')
-      .select(['id', 'user_id', 'balance_cents'])
+      .select(['id', 'user_id', 'live_seq'])
       .where('id', 'in', [...new Set(accountIds)])
       .execute();
     for (const r of rows) {
       if (!r.user_id) continue;
-      bus.publish({
-        type: 'balance.changed',
-        user_id: r.user_id,
-        payload: { account_id: Number(r.id), balance: centsToDollars(r.balance_cents) },
-      });
+      bus.publish({ type: 'account.changed', user_id: r.user_id, account_id: Number(r.id), seq: Number(r.live_seq) });
     }
   } catch {
-    // The screens poll while they miss events.
+    // The sockets' periodic resync finds the change anyway.
   }
 }

@@ -77,7 +77,12 @@ export async function postEntry(trx: Trx, input: PostEntryInput): Promise<Posted
   if (!Number.isSafeInteger(input.amountCents)) throw new RangeError(`amount is not whole cents: ${input.amountCents}`);
   const moved = await trx
     .updateTable('trading_accounts')
-    .set({ balance_cents: sql`balance_cents + ${input.amountCents}`, updated_at: sql`now()` })
+    // live_seq: the account's live-update sequence (migration 0026), raised with every change of the account.
+    .set({
+      balance_cents: sql`balance_cents + ${input.amountCents}`,
+      updated_at: sql`now()`,
+      live_seq: sql`live_seq + 1`,
+    })
     .where('id', '=', input.accountId)
     .where(sql`balance_cents + ${input.amountCents}`, '>=', 0)
     .returning('balance_cents')
@@ -201,7 +206,7 @@ export async function postEntries(trx: Trx, inputs: readonly PostEntryInput[]): 
     // id = any(…): the accounts by primary key, not a scan of every account.
     const moved = [...new Set(fresh.map((f) => f.input.accountId))].sort((a, b) => a - b);
     await sql`
-      update trading_accounts a set balance_cents = v.balance, updated_at = now()
+      update trading_accounts a set balance_cents = v.balance, updated_at = now(), live_seq = a.live_seq + 1
       from unnest(${moved}::bigint[], ${moved.map((id) => balances.get(id)!)}::bigint[]) as v(id, balance)
       where a.id = v.id and a.id = any(${moved}::bigint[])`.execute(trx);
   }
@@ -233,15 +238,22 @@ export interface TradeStakeInput {
   asset: string;
   direction: 'call' | 'put';
   durationSeconds: number;
-  strikePrice: string;
-  strikeAt: Date;
+  /**
+   * The strike is the newest stored tick of the asset at or before `now`, read by the statement itself (issue 21 §3:
+   * a trade opens only at a stored price); one older than this is no price (D1's 5 s).
+   */
+  priceNotBefore: Date;
   expiresAt: Date;
   now: Date;
 }
 
-/** The account as locked by the statement (before the stake), and the trade with the balance after its stake. */
+/**
+ * The account as locked by the statement (before the stake), whether a fresh stored price was there, and the trade with
+ * the balance after its stake.
+ */
 export interface TradeStakeResult {
   account: Pick<TradingAccountRow, 'id' | 'status' | 'trading_enabled' | 'max_trade_amount_cents' | 'balance_cents'>;
+  priced: boolean;
   placed: { trade: TradeRow; balanceAfterCents: number } | null;
 }
 
@@ -251,41 +263,52 @@ type TradeStakeRow = TradeRow & {
   acct_trading_enabled: boolean;
   acct_max_cents: string;
   acct_balance_cents: string;
+  acct_priced: boolean;
   balance_after_cents: string | null;
 };
 
 /**
  * The statement that opens a trade and posts its stake (D1, D3), atomic by itself, so it needs no explicit
  * transaction: lock the user's account row (SELECT … FOR UPDATE — concurrent stakes on one account queue here and
- * each sees the balance the previous one left), check on the locked row that the account is active with trading
- * enabled and that the stake is within its limit and its balance; only then move the balance (guarded ≥ 0, noting
- * the activity), insert the trade at the given strike with the account's payout, and insert the stake's ledger entry
- * (`trade:<id>:stake`, balance_after = the moved balance). One row back: the locked account and, when placed, the
- * trade and the balance after; no row when the user has no account. Exported so the bench can run the very same SQL.
+ * each sees the balance the previous one left), read the strike — the newest stored tick of the asset at or before
+ * now, if not older than `priceNotBefore` (one descent of price_ticks_symbol_at; a stored tick is one the feed wrote
+ * with its watermark, so it can no longer change: D22, issue 21 §3) — check on the locked row that the account is
+ * active with trading enabled and that the stake is within its limit and its balance; only then move the balance
+ * (guarded ≥ 0, noting the activity), insert the trade at that strike with the account's payout, and insert the
+ * stake's ledger entry (`trade:<id>:stake`, balance_after = the moved balance). One row back: the locked account (and
+ * whether a price was found) and, when placed, the trade and the balance after; no row when the user has no account.
+ * Exported so the bench can run the very same SQL.
  */
 export function tradeStakeStatement(input: TradeStakeInput) {
   const amount = input.amountCents;
   return sql<TradeStakeRow>`
     with acc as (
       select * from trading_accounts where user_id = ${input.userId} for update
+    ), quote as (
+      select p.price, p.at from price_ticks p
+      where p.symbol = ${input.asset} and p.at <= ${input.now}::timestamptz
+        and p.at >= ${input.priceNotBefore}::timestamptz
+      order by p.at desc, p.id desc limit 1
     ), chk as (
-      select acc.*, (${input.allowed} and acc.status = 'active' and acc.trading_enabled
-                     and ${amount}::bigint <= acc.max_trade_amount_cents
-                     and ${amount}::bigint <= acc.balance_cents) as placed
+      select acc.*, exists (select 1 from quote) as priced,
+             (${input.allowed} and acc.status = 'active' and acc.trading_enabled
+              and ${amount}::bigint <= acc.max_trade_amount_cents
+              and ${amount}::bigint <= acc.balance_cents and exists (select 1 from quote)) as placed
       from acc
     ), moved as (
       update trading_accounts a
-      set balance_cents = a.balance_cents - ${amount}::bigint, last_activity = ${input.now}, updated_at = now()
+      set balance_cents = a.balance_cents - ${amount}::bigint, last_activity = ${input.now}, updated_at = now(),
+          live_seq = a.live_seq + 1
       from chk
       where a.id = chk.id and chk.placed and a.balance_cents - ${amount}::bigint >= 0
-      returning a.id, a.balance_cents
+      returning a.id, a.balance_cents, a.live_seq
     ), trade as (
       insert into trades (account_id, asset, direction, amount_cents, duration_seconds, payout_percentage,
-                          strike_price, strike_at, expires_at, created_at)
+                          strike_price, strike_at, expires_at, created_at, opened_seq, live_seq)
       select moved.id, ${input.asset}, ${input.direction}, ${amount}::bigint, ${input.durationSeconds}::int,
-             chk.payout_percentage, ${input.strikePrice}::numeric, ${input.strikeAt}::timestamptz,
-             ${input.expiresAt}::timestamptz, ${input.now}::timestamptz
-      from moved join chk on chk.id = moved.id
+             chk.payout_percentage, quote.price, quote.at,
+             ${input.expiresAt}::timestamptz, ${input.now}::timestamptz, moved.live_seq, moved.live_seq
+      from moved join chk on chk.id = moved.id cross join quote
       returning *
     ), entry as (
       insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference, actor_id, reason)
@@ -296,7 +319,7 @@ export function tradeStakeStatement(input: TradeStakeInput) {
     )
     select trade.*, chk.id as acct_id, chk.status as acct_status, chk.trading_enabled as acct_trading_enabled,
            chk.max_trade_amount_cents as acct_max_cents, chk.balance_cents as acct_balance_cents,
-           entry.balance_after_cents
+           chk.priced as acct_priced, entry.balance_after_cents
     from chk left join trade on trade.account_id = chk.id left join entry on entry.account_id = chk.id`;
 }
 
@@ -313,6 +336,7 @@ export async function postTradeStake(db: Db, input: TradeStakeInput): Promise<Tr
     acct_trading_enabled,
     acct_max_cents,
     acct_balance_cents,
+    acct_priced,
     balance_after_cents,
     ...trade
   } = row;
@@ -324,6 +348,7 @@ export async function postTradeStake(db: Db, input: TradeStakeInput): Promise<Tr
       max_trade_amount_cents: acct_max_cents,
       balance_cents: acct_balance_cents,
     },
+    priced: acct_priced,
     placed:
       trade.id === null || balance_after_cents === null
         ? null

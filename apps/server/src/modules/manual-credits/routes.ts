@@ -1,5 +1,6 @@
 import {
   cancelManualCreditSchema,
+  confirmManualCreditSchema,
   errorSchema,
   fundsIdParam,
   manualCreditSchema,
@@ -36,13 +37,16 @@ export const manualCreditRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asyn
         tags: ['manual-credits'],
         summary: 'Confirm a pending credit: the money is posted through the ledger (never by its author)',
         description:
-          'A credit confirmed before answers 200 with its state and nothing moves again; a cancelled one, or the ' +
-          "credit's own author, answers 409.",
+          'The body names the amount the confirmer saw ({"amount": 1500}); when the credit asks for another amount ' +
+          '(or was replaced because its deposit was edited) the answer is 409 with code credit_amount_changed and ' +
+          'nothing moves. A credit confirmed before answers 200 with its state and nothing moves again; a cancelled ' +
+          "one, or the credit's own author, answers 409.",
         params: fundsIdParam,
+        body: confirmManualCreditSchema,
         response: { 200: manualCreditSchema, ...errors },
       },
     },
-    async (request) => confirmManualCredit(deps, request.auth!.actor, request.params.id),
+    async (request) => confirmManualCredit(deps, request.auth!.actor, request.params.id, request.body),
   );
 
   app.post(

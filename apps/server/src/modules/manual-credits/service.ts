@@ -1,6 +1,9 @@
 import {
   centsToDollars,
+  dollarsToCents,
+  formatUsd,
   type CancelManualCreditRequest,
+  type ConfirmManualCreditRequest,
   type ManualCredit,
   type ManualCreditKind,
   type ManualCreditsQuery,
@@ -17,17 +20,18 @@ import { publishBalanceChanged } from '../ledger/live.js';
 import { postEntry, type Trx } from '../ledger/service.js';
 
 /**
- * Maker-checker for manual money (decisions.md D20, issue 13 item 3). Money a staff member adds above
- * MANUAL_CREDIT_SECOND_APPROVAL does not move when they ask: a manual_credits row records it (author, client, amount,
- * reason) and a second staff member with finance.approve who is not its author confirms it, which posts the money
- * through the ledger in that transaction, or cancels it with a reason. Three kinds:
+ * Maker-checker for manual money (decisions.md D20, issue 13 item 3). Money a staff member adds that would take the
+ * client's unconfirmed staff credits of the last 24 hours above MANUAL_CREDIT_SECOND_APPROVAL (window.ts, issue 20
+ * finding 3) does not move when they ask: a manual_credits row records it (author, client, amount, reason) and a second
+ * staff member with finance.approve who is not its author confirms it, naming the amount they saw (issue 20 finding 2),
+ * which posts the money through the ledger in that transaction, or cancels it with a reason. Three kinds:
  * - balance_change: a staff balance change that raises a balance ('add', or 'set' above the current balance; a 'set'
  *   waits as the difference measured when it was asked). Confirming posts an 'adjustment' (reference manual-credit:<id>).
  * - deposit: the crediting of a CRM deposit. The deposit itself is recorded at once (type, FTD, totals, statistics,
  *   postbacks); confirming posts its 'deposit' entry (reference deposit:<deposit id>, the one every deposit crediting
  *   uses) when the client has a trading account and a confirmed identity (issue 9 finding 1); otherwise the deposit stays
  *   uncredited until both hold, and creditPendingDeposits credits it then (it skips deposits whose credit is pending
- *   or cancelled). Its amount follows edits of the deposit while it waits.
+ *   or cancelled). A pending credit's amount never changes: editing the deposit's amount cancels it and asks anew.
  * - deposit_edit: the difference of an edit that raised a credited deposit above the threshold; confirming posts a
  *   'deposit_correction' (reference manual-credit:<id>).
  * The references are unique in the ledger, so no credit is ever posted twice. Confirming a confirmed credit again
@@ -39,11 +43,6 @@ import { postEntry, type Trx } from '../ledger/service.js';
 export interface ManualCreditDeps {
   db: Db;
   bus?: EventBus;
-}
-
-/** Whether a credit of `cents` by this actor has to wait for a second person. */
-export function needsSecondApproval(actor: Actor, cents: number, thresholdCents: number): boolean {
-  return thresholdCents > 0 && cents > thresholdCents && actor.role !== 'system';
 }
 
 export interface NewManualCredit {
@@ -105,21 +104,18 @@ export async function pendingCreditOfDeposit(trx: Trx, depositId: number) {
   return row ? { id: Number(row.id), kind: row.kind, amountCents: Number(row.amount_cents) } : null;
 }
 
-/** Changes the amount of a pending credit (a deposit edited while its crediting waits). */
-export async function setPendingAmount(trx: Trx, creditId: number, amountCents: number): Promise<void> {
-  await trx
-    .updateTable('manual_credits')
-    .set({ amount_cents: amountCents })
-    .where('id', '=', creditId)
-    .where('status', '=', 'pending')
-    .execute();
-}
-
 /**
- * Cancels a pending credit because its cause changed (its deposit was edited or deleted), in the caller's transaction
- * (whose own audit row names it). The actor is who changed the deposit.
+ * Cancels a pending credit because its cause changed (its deposit's amount was edited, or the deposit deleted), in the
+ * caller's transaction, audited (manual_credit.cancel). The actor is who changed the deposit. Issue 20 finding 2: a
+ * confirmer must never confirm an amount they did not see, so an amount edit cancels the credit and the caller asks
+ * anew (markReplaced names the new one, which a confirmation of the old one then points to).
  */
-export async function dropPendingCredit(trx: Trx, actor: Actor, creditId: number, reason: string): Promise<void> {
+export async function dropPendingCredit(
+  trx: Trx,
+  actor: Actor,
+  credit: { id: number; kind: ManualCreditKind; amountCents: number },
+  reason: string,
+): Promise<void> {
   await trx
     .updateTable('manual_credits')
     .set({
@@ -129,9 +125,21 @@ export async function dropPendingCredit(trx: Trx, actor: Actor, creditId: number
       decided_at: sql`now()`,
       cancel_reason: reason,
     })
-    .where('id', '=', creditId)
+    .where('id', '=', credit.id)
     .where('status', '=', 'pending')
     .execute();
+  await writeAudit(trx, actor, {
+    action: 'manual_credit.cancel',
+    entityType: 'manual_credit',
+    entityId: credit.id,
+    before: { status: 'pending', kind: credit.kind, amount: centsToDollars(credit.amountCents) },
+    after: { status: 'cancelled', reason },
+  });
+}
+
+/** Names the credit that replaced a cancelled one (an amount edit of its deposit, issue 20 finding 2). */
+export async function markReplaced(trx: Trx, creditId: number, replacedBy: number): Promise<void> {
+  await trx.updateTable('manual_credits').set({ replaced_by: replacedBy }).where('id', '=', creditId).execute();
 }
 
 function scopedCredits(db: Db, actor: Actor) {
@@ -160,6 +168,7 @@ function withColumns(db: Db, actor: Actor) {
     'mc.decided_at',
     'mc.cancel_reason',
     'mc.ledger_entry_id',
+    'mc.replaced_by',
   ]);
 }
 
@@ -189,6 +198,7 @@ function toCredit(r: CreditRow): ManualCredit {
     decided_at: iso(r.decided_at),
     cancel_reason: r.cancel_reason,
     ledger_entry_id: r.ledger_entry_id === null ? null : Number(r.ledger_entry_id),
+    replaced_by: r.replaced_by === null ? null : Number(r.replaced_by),
   };
 }
 
@@ -274,14 +284,41 @@ async function lockCredit(trx: Trx, actor: Actor, id: number) {
   return { credit, identityVerified: client.identity_verified };
 }
 
+/** 409 credit_amount_changed: the amount the confirmer saw is not the one that would be posted (issue 20 finding 2). */
+function amountChanged(seenCents: number, nowCents: number): HttpError {
+  return new HttpError(409, 'credit_amount_changed', { seen: formatUsd(seenCents), amount: formatUsd(nowCents) });
+}
+
 /**
- * POST /api/manual-credits/:id/confirm (finance.approve). Its author → 409; a cancelled one → 409; a confirmed one →
- * 200 with its state and no second effect. Otherwise the money is posted through the ledger in this transaction.
+ * POST /api/manual-credits/:id/confirm {amount} (finance.approve). Its author → 409; an amount other than the credit's
+ * → 409 credit_amount_changed, and so is a credit cancelled because its deposit's amount was edited (naming the new
+ * amount); another cancelled one → 409; a confirmed one → 200 with its state and no second effect. Otherwise exactly
+ * the amount the confirmer named is posted through the ledger in this transaction.
  */
-export async function confirmManualCredit(deps: ManualCreditDeps, actor: Actor, id: number): Promise<ManualCredit> {
+export async function confirmManualCredit(
+  deps: ManualCreditDeps,
+  actor: Actor,
+  id: number,
+  input: ConfirmManualCreditRequest,
+): Promise<ManualCredit> {
+  const seenCents = dollarsToCents(input.amount);
+  if (seenCents === null) throw new HttpError(400, 'balance_amount_invalid');
   const result = await deps.db.transaction().execute(async (trx) => {
     const { credit, identityVerified } = await lockCredit(trx, actor, id);
     if (credit.created_by !== null && credit.created_by === actor.id) throw new HttpError(409, 'manual_credit_own');
+    if (credit.status === 'cancelled' && credit.replaced_by !== null) {
+      // The deposit's amount was edited while it waited: name the amount its newest credit asks for.
+      let replacement: { amount_cents: string | number; replaced_by: string | number | null } = credit;
+      while (replacement.replaced_by !== null) {
+        replacement = await trx
+          .selectFrom('manual_credits')
+          .select(['amount_cents', 'replaced_by'])
+          .where('id', '=', Number(replacement.replaced_by))
+          .executeTakeFirstOrThrow();
+      }
+      throw amountChanged(seenCents, Number(replacement.amount_cents));
+    }
+    if (Number(credit.amount_cents) !== seenCents) throw amountChanged(seenCents, Number(credit.amount_cents));
     if (credit.status === 'confirmed') return { accountId: null, view: await creditView(trx, actor, id) };
     if (credit.status === 'cancelled') throw new HttpError(409, 'manual_credit_already_cancelled');
 
@@ -310,6 +347,10 @@ export async function confirmManualCredit(deps: ManualCreditDeps, actor: Actor, 
         .forUpdate()
         .executeTakeFirstOrThrow();
       if (deposit.deleted_at !== null) throw new HttpError(404, 'deposit_not_found');
+      // An edit cancels a waiting credit, so the two agree; should they ever not, nothing unseen is posted.
+      if (credit.kind === 'deposit' && Number(deposit.amount_cents) !== amountCents) {
+        throw amountChanged(seenCents, Number(deposit.amount_cents));
+      }
       const account = await trx
         .selectFrom('trading_accounts')
         .select('id')
@@ -322,7 +363,7 @@ export async function confirmManualCredit(deps: ManualCreditDeps, actor: Actor, 
           const { entry } = await postEntry(trx, {
             accountId,
             kind: 'deposit',
-            amountCents: Number(deposit.amount_cents),
+            amountCents,
             reference: `deposit:${depositId}`,
             actor: deposit.created_by ? { id: deposit.created_by } : null,
             reason: deposit.notes || null,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { LEADER_LOCKS, LeaderLock } from '../../platform/bus/leader.js';
+import { LEADER_LOCKS, LEASES, LeaseLeader } from '../../platform/bus/leader.js';
 import type { CardVault } from '../../platform/crypto/card-vault.js';
 import type { Db } from '../../platform/db/index.js';
 import {
@@ -34,6 +34,8 @@ export function retryDelayMs(failures: number): number {
 
 interface ClaimedEvent {
   id: number;
+  /** The event's stable id, the same in every attempt (X-Event-Id and body event_id; issue 20 §11). */
+  event_id: string;
   payload: PostbackPayload;
   attempts: number;
   created_at: Date;
@@ -69,7 +71,7 @@ export interface PostbackWorkerDeps {
 export class PostbackWorker {
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
-  private leader: LeaderLock | null = null;
+  private leader: LeaseLeader | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private current: Promise<unknown> = Promise.resolve();
 
@@ -94,6 +96,7 @@ export class PostbackWorker {
     const leaseUntil = new Date(now.getTime() + LEASE_MS);
     const { rows } = await sql<{
       id: string | number;
+      event_id: string;
       payload: PostbackPayload | string;
       attempts: number;
       created_at: Date | string;
@@ -111,10 +114,11 @@ export class PostbackWorker {
       update postback_events p set next_attempt_at = ${leaseUntil}
       from due, affiliates a
       where p.id = due.id and a.id = p.affiliate_id
-      returning p.id, p.payload, p.attempts, p.created_at, a.webhook_url, a.signing_secret_enc,
+      returning p.id, p.event_id, p.payload, p.attempts, p.created_at, a.webhook_url, a.signing_secret_enc,
                 a.deleted_at is not null as affiliate_deleted`.execute(this.deps.db);
     return rows.map((r) => ({
       id: Number(r.id),
+      event_id: r.event_id,
       payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as PostbackPayload) : r.payload,
       attempts: Number(r.attempts),
       created_at: new Date(r.created_at),
@@ -134,11 +138,11 @@ export class PostbackWorker {
     let error: string | null = null;
     try {
       const secret = this.deps.vault.decryptSecret(event.signing_secret_enc, SIGNING_SECRET_PURPOSE);
-      const body = postbackBody(event.payload);
+      const body = postbackBody(event.event_id, event.payload);
       const answer = await outboundRequest({
         url: event.webhook_url,
         method: 'POST',
-        headers: postbackHeaders(secret, body, now),
+        headers: postbackHeaders(secret, body, now, event.event_id),
         body,
         timeoutMs: this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
         rules: this.deps.rules,
@@ -227,8 +231,10 @@ export class PostbackWorker {
   async start(): Promise<void> {
     if (this.polling || this.leader) return;
     if (this.deps.databaseUrl) {
-      this.leader = new LeaderLock({
+      // A lease (issue 21 §4): a stalled leader is replaced once it runs out, a crashed one at once.
+      this.leader = new LeaseLeader({
         url: this.deps.databaseUrl,
+        lease: LEASES.postbacks,
         key: LEADER_LOCKS.postbacks,
         name: 'postbacks',
         retryMs: this.deps.leaderRetryMs ?? 3000,

@@ -12,9 +12,14 @@ export function postbackSignature(secret: string, timestamp: string, body: strin
   return `sha256=${mac.digest('hex')}`;
 }
 
-/** The body a partner receives: the payload's fields in the documented order (jsonb keeps its own key order). */
-export function postbackBody(payload: PostbackPayload): string {
+/**
+ * The body a partner receives: the event's stable id (the same in every retry, so a partner drops a delivery it
+ * already has; issue 20 §11), then the payload's fields in the documented order (jsonb keeps its own key order).
+ * The signature covers the body, so the id is signed.
+ */
+export function postbackBody(eventId: string, payload: PostbackPayload): string {
   return JSON.stringify({
+    event_id: eventId,
     event: payload.event,
     client_id: payload.client_id,
     status: payload.status,
@@ -24,11 +29,12 @@ export function postbackBody(payload: PostbackPayload): string {
   });
 }
 
-/** The headers of one delivery signed at `at` (X-Timestamp in unix seconds). */
-export function postbackHeaders(secret: string, body: string, at: Date): Record<string, string> {
+/** The headers of one delivery signed at `at` (X-Timestamp in unix seconds); X-Event-Id repeats the body's event_id. */
+export function postbackHeaders(secret: string, body: string, at: Date, eventId: string): Record<string, string> {
   const timestamp = String(Math.floor(at.getTime() / 1000));
   return {
     'Content-Type': 'application/json',
+    'X-Event-Id': eventId,
     'X-Timestamp': timestamp,
     'X-Signature': postbackSignature(secret, timestamp, body),
   };

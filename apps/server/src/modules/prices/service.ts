@@ -8,6 +8,8 @@ import {
 } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
+import { storeHourCandles } from './candles.js';
+import { feedWatermark, storeTicks } from './feed-store.js';
 import type { Clock, PriceSource, PriceTick } from './source.js';
 
 export interface LatestPrice {
@@ -27,30 +29,49 @@ interface PendingCandle {
 export interface PriceServiceOptions {
   db: Db;
   clock: Clock;
-  /** How often buffered ticks are written (ms). */
+  /** How often the watermark moves on (and a failed write is retried) while no tick comes (ms). */
   flushIntervalMs?: number;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** A fenced write was refused: the feed's lease is no longer this process's (issue 21 §4). */
+  onLeaseLost?: (fence: string) => void;
 }
 
 /** The audit windows around a trade's strike and expiry (issue 14), as an SQL interval. */
 const WINDOW = sql`${sql.lit(`${AUDIT_WINDOW_SECONDS} seconds`)}::interval`;
 
-/** Rows per INSERT statement when writing buffered ticks. */
+/** Rows per INSERT statement when writing buffered candles. */
 const INSERT_CHUNK = 1000;
+/** A live feed's watermark trails its clock by this much (a source may stamp a tick a moment before emitting it). */
+const WATERMARK_LAG_MS = 100;
 /** Ticks kept in memory while the database cannot be written; beyond this the oldest are dropped (and logged). */
 const MAX_BUFFERED = 200_000;
 
 /**
- * The server's prices (decisions.md D2). Keeps the latest price of every symbol in memory (what a new trade opens
- * at), writes every tick to price_ticks in batches (what trades settle at, and what an auditor checks), and keeps
- * 1-minute candles up to date (what the chart draws). One process runs the feed.
+ * The server's prices (decisions.md D2, D22). Writes every tick of the feed to price_ticks (what trades open and settle
+ * at, and what an auditor checks) together with the feed's watermark, as soon as the previous write is done (ticks that
+ * come meanwhile go in the next); only then is a tick the latest price and sent on (to the sockets and the other
+ * processes), so no one sees or trades at a price that was never stored (issue 21 §3). Keeps 1-minute candles up to
+ * date (what the chart draws). One process runs the feed: with several, its writes carry the lease's fence.
  */
 export class PriceService {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly flushIntervalMs: number;
   private readonly log: PriceServiceOptions['log'];
+  private readonly onLeaseLost: PriceServiceOptions['onLeaseLost'];
+  /** The latest stored (or, on a follower, observed) price per symbol. */
   private readonly latestBySymbol = new Map<string, LatestPrice>();
+  /** The time of the last tick taken per symbol (ticks of a symbol are kept in time order). */
+  private readonly lastTaken = new Map<string, number>();
+  /** The watermark of the last batch cut for writing: a tick at or before it would be refused, so it is dropped. */
+  private cutWatermark = -Infinity;
+  /** The lease's fence the writes carry (null: the embedded database, one process, no lease). */
+  private fence: string | null = null;
+  /** Between start and the end of stop: the watermark moves on even while no tick comes. */
+  private feeding = false;
+  private timers = true;
+  private flushQueued = false;
+  private droppedLate = 0;
   private pendingTicks: PriceTick[] = [];
   private pendingCandles = new Map<string, PendingCandle>();
   private flushChain: Promise<void> = Promise.resolve();
@@ -64,6 +85,7 @@ export class PriceService {
     this.clock = options.clock;
     this.flushIntervalMs = options.flushIntervalMs ?? 250;
     this.log = options.log;
+    this.onLeaseLost = options.onLeaseLost;
   }
 
   get running(): boolean {
@@ -79,15 +101,16 @@ export class PriceService {
     return this.storedTicks;
   }
 
-  /** Called with every accepted tick of this process's feed (normalised); returns the unsubscribe function. */
+  /** Called with every tick of this process's feed once it is stored (normalised); returns the unsubscribe function. */
   onTick(listener: (tick: PriceTick) => void): () => void {
     this.tickListeners.add(listener);
     return () => void this.tickListeners.delete(listener);
   }
 
   /**
-   * A tick of the feed leader, received from another process (several processes over PostgreSQL): it becomes the
-   * latest price here, so a trade opens at the same strike on every process, but it is not stored again.
+   * A tick of the feed leader, received from another process (several processes over PostgreSQL) once the leader
+   * stored it: it becomes the latest price here (shown by /api/prices and the sockets), but it is not stored again.
+   * Trades open at the latest stored tick, which the place-trade statement reads itself.
    */
   observe(tick: PriceTick): void {
     if (this.source) return; // this process runs the feed itself
@@ -101,10 +124,18 @@ export class PriceService {
     });
   }
 
-  /** Loads the last stored prices, lets the source continue from them, and starts it. */
-  async start(source: PriceSource, options: { timers?: boolean } = {}): Promise<void> {
+  /**
+   * Loads the last stored prices, lets the source continue from them, and starts it. `fence`: the feed lease's, when
+   * several processes share the database (every write carries it); without one the writes are not fenced.
+   */
+  async start(source: PriceSource, options: { timers?: boolean; fence?: string | null } = {}): Promise<void> {
     if (this.source) throw new Error('the price feed is already running');
+    this.fence = options.fence ?? null;
+    this.timers = options.timers ?? true;
     const stored = await this.loadLatest();
+    // Ticks at or before the watermark (another leader's, or this one's before a restart) would be refused.
+    const watermark = await feedWatermark(this.db);
+    if (watermark) this.cutWatermark = Math.max(this.cutWatermark, watermark.getTime());
     for (const [symbol, latest] of stored) {
       const current = this.latestBySymbol.get(symbol);
       if (!current || current.at < latest.at) this.latestBySymbol.set(symbol, latest);
@@ -113,22 +144,30 @@ export class PriceService {
     if (dropped && dropped.length > 0)
       this.log?.warn({ symbols: dropped }, 'stored prices too far from the reference; restarting them from it (D18)');
     this.source = source;
+    this.feeding = true;
     await source.start((tick) => this.ingest(tick));
-    if (options.timers ?? true) {
+    // The first prices are stored (and so quoted) at once, also without timers.
+    if (!this.timers) await this.flush();
+    if (this.timers) {
       // Failures are logged and the ticks kept for the next run.
       this.flushTimer = setInterval(() => this.flush().catch(() => undefined), this.flushIntervalMs);
       this.flushTimer.unref();
     }
   }
 
-  /** Stops the source and writes what is buffered. */
+  /** Stops the source and writes what is buffered (unless the lease was lost: then nothing). */
   async stop(): Promise<void> {
     if (this.flushTimer) clearInterval(this.flushTimer);
     this.flushTimer = null;
     const source = this.source;
     this.source = null;
     await source?.stop();
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      this.feeding = false;
+      this.fence = null;
+    }
   }
 
   /**
@@ -140,7 +179,10 @@ export class PriceService {
     await this.flush();
   }
 
-  /** Takes one tick from a source: normalised, kept as the latest, buffered for the database and the candles. */
+  /**
+   * Takes one tick from a source: normalised and buffered for the database and the candles; it becomes the latest
+   * price, and goes to the listeners, once it is stored.
+   */
   ingest(tick: PriceTick): void {
     const asset = findAsset(tick.symbol);
     if (!asset || !isDecimal(tick.price) || !(tick.at instanceof Date) || Number.isNaN(tick.at.getTime())) {
@@ -149,17 +191,28 @@ export class PriceService {
     }
     const price = roundDecimal(tick.price, asset.decimals);
     if (compareDecimal(price, 0) <= 0) return;
-    const current = this.latestBySymbol.get(asset.symbol);
-    // Ticks of one symbol are kept in time order; a late one would rewrite history, so it is dropped.
-    if (current && tick.at < current.at) return;
-    const at = new Date(tick.at.getTime());
-    this.latestBySymbol.set(asset.symbol, { price, at });
+    const t = tick.at.getTime();
+    // Ticks of one symbol are kept in time order; a late one would rewrite history, so it is dropped. So is one at or
+    // before the watermark already cut (D22: the database would refuse it; what settled there cannot change).
+    const current = this.lastTaken.get(asset.symbol) ?? this.latestBySymbol.get(asset.symbol)?.at.getTime();
+    if (current !== undefined && t < current) return;
+    if (t <= this.cutWatermark) {
+      if (this.droppedLate++ % 1000 === 0)
+        this.log?.warn({ symbol: asset.symbol, dropped: this.droppedLate }, 'price tick at or before the watermark');
+      return;
+    }
+    const at = new Date(t);
+    this.lastTaken.set(asset.symbol, t);
     if (this.pendingTicks.length >= MAX_BUFFERED) {
       this.pendingTicks.shift();
       this.log?.error({ buffered: MAX_BUFFERED }, 'price ticks are not being stored; dropping the oldest');
     }
     this.pendingTicks.push({ symbol: asset.symbol, price, at });
-    for (const listener of this.tickListeners) listener({ symbol: asset.symbol, price, at });
+    if (this.timers && this.source && !this.flushQueued) {
+      // Written as soon as the previous write is done; the ticks of this turn (every symbol's) go in together.
+      this.flushQueued = true;
+      setImmediate(() => void this.flush().catch(() => undefined));
+    }
 
     const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
     const key = `${asset.symbol}|${minute.getTime()}`;
@@ -185,7 +238,10 @@ export class PriceService {
     return this.latestBySymbol.get(symbol);
   }
 
-  /** Writes buffered ticks and candles. Flushes run one after another, so ticks reach the table in time order. */
+  /**
+   * Writes buffered ticks and candles and moves the watermark on. Flushes run one after another, so ticks reach the
+   * table in time order.
+   */
   flush(): Promise<void> {
     const run = this.flushChain.then(() => this.writePending());
     this.flushChain = run.catch(() => undefined);
@@ -193,19 +249,30 @@ export class PriceService {
   }
 
   private async writePending(): Promise<void> {
-    if (this.pendingTicks.length === 0 && this.pendingCandles.size === 0) return;
+    this.flushQueued = false;
+    if (this.pendingTicks.length === 0 && this.pendingCandles.size === 0 && !this.feeding) return;
+    // D22: every tick at or before the watermark is in this batch or an earlier one (later ones are dropped at
+    // ingest). A running feed's watermark is its clock, trailing a little when live, so a source's tick stamped a
+    // moment before it is emitted is not lost; ticks handed in without a feed (tests) move it to the newest of them.
+    const watermark = Math.max(
+      this.cutWatermark,
+      this.feeding
+        ? this.clock().getTime() - (this.timers ? WATERMARK_LAG_MS : 0)
+        : this.pendingTicks.reduce((max, t) => Math.max(max, t.at.getTime()), -Infinity),
+    );
+    if (this.pendingTicks.length === 0 && this.pendingCandles.size === 0 && watermark <= this.cutWatermark) return;
     const ticks = this.pendingTicks;
     const candles = [...this.pendingCandles.values()];
+    const fence = this.fence;
     this.pendingTicks = [];
     this.pendingCandles = new Map();
+    this.cutWatermark = watermark;
+    let written: Awaited<ReturnType<typeof storeTicks>>;
     try {
-      await this.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < ticks.length; i += INSERT_CHUNK) {
-          await trx
-            .insertInto('price_ticks')
-            .values(ticks.slice(i, i + INSERT_CHUNK).map((t) => ({ symbol: t.symbol, price: t.price, at: t.at })))
-            .execute();
-        }
+      written = await this.db.transaction().execute(async (trx) => {
+        // First: the lease row, with the ticks and the watermark (refused whole if the fence is not the lease's).
+        const stored = await storeTicks(trx, { ticks, watermark: new Date(watermark), fence });
+        if (!stored.leased) return stored;
         for (let i = 0; i < candles.length; i += INSERT_CHUNK) {
           await trx
             .insertInto('candles_1m')
@@ -219,8 +286,9 @@ export class PriceService {
             )
             .execute();
         }
+        await storeHourCandles(trx, candles);
+        return stored;
       });
-      this.storedTicks += ticks.length;
     } catch (err) {
       // Keep them for the next flush, in order, ahead of what arrived meanwhile.
       this.pendingTicks = [...ticks, ...this.pendingTicks].slice(-MAX_BUFFERED);
@@ -242,6 +310,39 @@ export class PriceService {
       this.log?.error({ err }, 'could not store price ticks; will retry');
       throw err;
     }
+    if (!written.leased) {
+      this.leaseLost(fence);
+      return;
+    }
+    this.storedTicks += written.stored;
+    const after = written.previous?.getTime() ?? -Infinity;
+    if (written.stored < ticks.length)
+      this.log?.warn({ refused: ticks.length - written.stored }, 'price ticks at or before the watermark refused');
+    // Stored: now they are the latest prices, and go to the sockets and the other processes (issue 21 §3).
+    for (const tick of ticks) {
+      if (tick.at.getTime() <= after) continue;
+      const current = this.latestBySymbol.get(tick.symbol);
+      if (!current || current.at <= tick.at) this.latestBySymbol.set(tick.symbol, { price: tick.price, at: tick.at });
+      for (const listener of this.tickListeners) listener(tick);
+    }
+  }
+
+  /**
+   * A write was refused: another process holds the feed's lease (or it ran out while this one could not renew it).
+   * Nothing more is written: the buffer is dropped (none of it was stored or sent), the source stopped, and the
+   * owner told, so it steps down (issue 21 §4).
+   */
+  private leaseLost(fence: string | null): void {
+    this.log?.warn({ fence, dropped: this.pendingTicks.length }, 'price feed lease lost; its writes were refused');
+    this.pendingTicks = [];
+    this.pendingCandles = new Map();
+    this.feeding = false;
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushTimer = null;
+    const source = this.source;
+    this.source = null;
+    void Promise.resolve(source?.stop()).catch(() => undefined);
+    if (fence !== null) this.onLeaseLost?.(fence);
   }
 
   /** The newest stored price of every catalogue symbol. */

@@ -7,6 +7,7 @@ import {
 } from '@brokerage/shared';
 import type { Db } from '../../platform/db/index.js';
 import { HttpError } from '../../platform/http/errors.js';
+import { priceDate } from './dates.js';
 
 export const toTick = (r: { at: Date | string; price: string }): PriceTickView => ({
   at: new Date(r.at).toISOString(),
@@ -34,8 +35,8 @@ export async function ticksBetween(db: Db, symbol: string, from: Date, to: Date)
 export async function quoteHistory(db: Db, symbol: string, query: QuoteHistoryQuery): Promise<QuoteHistoryResponse> {
   const asset = findAsset(symbol.toUpperCase());
   if (!asset) throw new HttpError(404, 'asset_not_found', { symbol });
-  const from = new Date(query.from);
-  const to = new Date(query.to);
+  const from = priceDate('from', query.from);
+  const to = priceDate('to', query.to);
   if (from >= to) throw new HttpError(400, 'bad_date_range');
   if (to.getTime() - from.getTime() > QUOTE_HISTORY_MAX_SECONDS * 1000) {
     throw new HttpError(400, 'tick_span_too_long', { max: QUOTE_HISTORY_MAX_SECONDS / 60 });

@@ -1,5 +1,6 @@
 import {
   MANAGER_ROLES,
+  PERMISSIONS,
   STAFF_ROLES,
   departmentOfRole,
   type StaffListItem,
@@ -14,6 +15,7 @@ import type { AppDeps } from '../../platform/deps.js';
 import type { UserRow } from '../../platform/db/types.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { hashPassword } from '../../platform/auth/passwords.js';
+import { revokeUserSessions } from '../../platform/auth/sessions.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
@@ -88,6 +90,7 @@ export async function listUsers(deps: AppDeps, query: UsersQuery): Promise<Users
       managers: count(MANAGER_ROLES),
       admins: count(['admin']),
       superadmins: count(['superadmin']),
+      finance_approvers: count(PERMISSIONS['finance.approve']),
     },
   };
 }
@@ -144,12 +147,22 @@ export async function updateUser(
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      // A new role ends the member's sessions (issue 20 §9): they sign in again under it, and meet what it asks of a
+      // sign-in (two-factor enrollment for the roles of REQUIRE_2FA_ROLES). Announced like every revocation: the route
+      // is in AUTH_CHANGING_ROUTES, and on PostgreSQL the sessions trigger of migration 0020 tells every process.
+      const roleChanged = updated.role !== target.role;
+      if (roleChanged) await revokeUserSessions(trx, id);
       await writeAudit(trx, actor, {
         action: 'user.update',
         entityType: 'user',
         entityId: id,
         before: { name: target.name, email: target.email, role: target.role },
-        after: { name: updated.name, email: updated.email, role: updated.role },
+        after: {
+          name: updated.name,
+          email: updated.email,
+          role: updated.role,
+          ...(roleChanged ? { sessions_ended: true } : {}),
+        },
       });
       const clients = await trx
         .selectFrom('clients')

@@ -16,8 +16,8 @@ import {
   ledgerQuerySchema,
   ledgerResponseSchema,
   tradingAccountSchema,
+  tradeVoidRequestSchema,
   voidTradeRequestSchema,
-  voidTradeResponseSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
@@ -31,9 +31,9 @@ import {
   openAccountForClient,
   setAccountStatus,
   updateSettings,
-  voidTrade,
   type AdminDeps,
 } from './admin.js';
+import { requestVoid } from './void-requests.js';
 import { langOf } from '../../platform/http/messages.js';
 import { staffTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
@@ -117,13 +117,18 @@ export const tradingAdminRoutes: FastifyPluginAsyncZod<{
     {
       schema: {
         tags: ['trading-admin'],
-        summary: 'Void an active trade with a reason: the stake is returned and the audit log records who and why',
+        summary: 'Ask to void an active trade, with a reason: the void waits for a second staff member',
+        description:
+          'Nothing moves: answers 202 with the void request (who asked, why, when). A second staff member with ' +
+          'finance.approve who did not ask confirms it (POST /api/void-requests/{id}/confirm: the trade is voided and ' +
+          'its stake returned) or rejects it; a trade that settles first makes the request lapse (issue 20 finding 11).',
         params: accountIdParam,
         body: voidTradeRequestSchema,
-        response: { 200: voidTradeResponseSchema, ...errors },
+        response: { 202: tradeVoidRequestSchema, ...errors },
       },
     },
-    async (request) => voidTrade(deps, request.auth!.actor, request.params.accountId, request.body),
+    async (request, reply) =>
+      reply.status(202).send(await requestVoid(deps, request.auth!.actor, request.params.accountId, request.body)),
   );
 
   app.post(

@@ -10,7 +10,6 @@ import {
   type BalanceChangeRequest,
   type LedgerEntry as LedgerEntryView,
   type TradingAccount,
-  type VoidTradeRequest,
 } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
@@ -19,23 +18,24 @@ import { scopeClients } from '../../platform/access/client-scope.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
-import { publishBalanceChanged } from '../ledger/live.js';
 import { lockBalance, postEntry, type LedgerEntry, type Trx } from '../ledger/service.js';
-import { needsSecondApproval, pendingCreditsOfAccount, requestManualCredit } from '../manual-credits/service.js';
+import { pendingCreditsOfAccount, requestManualCredit } from '../manual-credits/service.js';
+import { creditWaits, lockClientOfAccount } from '../manual-credits/window.js';
 import { toAdminTrade } from './mappers.js';
 import { openTradingAccount } from './service.js';
+import { pendingVoidsOfAccount } from './void-requests.js';
 
 /**
  * Staff administration of trading accounts (back-office.md §2.16, §2.17, §7 with decisions.md D1): list and detail,
- * void an active trade with a reason, change a balance through the ledger with a reason, the three settings, block
- * and activate. Every call is scoped by D5 (an account of a client outside the caller's scope is 404) and every
- * change is audited in its own transaction.
+ * change a balance through the ledger with a reason, the three settings, block and activate (a trade's void is asked
+ * for and confirmed in void-requests.ts). Every call is scoped by D5 (an account of a client outside the caller's
+ * scope is 404) and every change is audited in its own transaction.
  */
 
 export interface AdminDeps {
   db: Db;
   now: () => Date;
-  /** Live updates (D11): balance.changed after a void. */
+  /** Live updates (D11). */
   bus?: EventBus;
   /** MANUAL_CREDIT_MAX in cents: the largest balance change a staff member may make at once (issue 9 finding 2). */
   manualCreditMaxCents?: number;
@@ -213,8 +213,11 @@ function tradesWithVoider(db: Db, accountId: number) {
   return db
     .selectFrom('trades')
     .leftJoin('users', 'users.id', 'trades.voided_by')
+    .leftJoin('trade_void_requests as vr', (join) =>
+      join.onRef('vr.trade_id', '=', 'trades.id').on('vr.status', '=', 'confirmed'),
+    )
     .selectAll('trades')
-    .select('users.name as voided_by_name')
+    .select(['users.name as voided_by_name', 'vr.decided_by_name as void_confirmed_by_name'])
     .where('trades.account_id', '=', accountId);
 }
 
@@ -231,7 +234,7 @@ export async function activeTrades(deps: AdminDeps, actor: Actor, accountId: num
 /** GET /api/trading/admin/accounts/:accountId: the account, its active trades and its 50 newest closed trades. */
 export async function accountDetail(deps: AdminDeps, actor: Actor, accountId: number): Promise<AccountDetailResponse> {
   const account = await accountSummary(deps.db, actor, accountId);
-  const [active, history, pendingCredits] = await Promise.all([
+  const [active, history, pendingCredits, pendingVoids] = await Promise.all([
     tradesWithVoider(deps.db, accountId)
       .where('trades.status', '=', 'active')
       .orderBy('trades.expires_at')
@@ -244,12 +247,14 @@ export async function accountDetail(deps: AdminDeps, actor: Actor, accountId: nu
       .limit(50)
       .execute(),
     pendingCreditsOfAccount(deps.db, actor, accountId),
+    pendingVoidsOfAccount(deps.db, actor, accountId),
   ]);
   return {
     account,
     activeTrades: active.map(toAdminTrade),
     tradeHistory: history.map(toAdminTrade),
     pendingCredits,
+    pendingVoids,
   };
 }
 
@@ -308,65 +313,6 @@ export async function accountLedger(
   };
 }
 
-/**
- * D1: the one thing staff may do to a trade. An active trade becomes voided, its stake comes back (trade_refund with
- * the reference settlement would use, so the stake can never come back twice), and the audit log records who and why.
- */
-export async function voidTrade(
-  deps: AdminDeps,
-  actor: Actor,
-  accountId: number,
-  input: VoidTradeRequest,
-): Promise<{ trade: AdminTrade; balance: number }> {
-  await assertInScope(deps.db, actor, accountId);
-  const result = await deps.db.transaction().execute(async (trx) => {
-    const trade = await trx
-      .selectFrom('trades')
-      .selectAll()
-      .where('id', '=', input.trade_id)
-      .where('account_id', '=', accountId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!trade) throw new HttpError(404, 'trade_not_found');
-    if (trade.status !== 'active') throw new HttpError(409, 'trade_not_active');
-    const now = deps.now();
-    const voided = await trx
-      .updateTable('trades')
-      .set({ status: 'voided', void_reason: input.reason, voided_by: actor.id, settled_at: now, profit_cents: 0 })
-      .where('id', '=', trade.id)
-      .where('status', '=', 'active')
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const amountCents = Number(trade.amount_cents);
-    const { entry } = await postEntry(trx, {
-      accountId,
-      kind: 'trade_refund',
-      amountCents,
-      reference: `trade:${trade.id}:settle`,
-      actor,
-      reason: input.reason,
-    });
-    await writeAudit(trx, actor, {
-      action: 'trade.void',
-      entityType: 'trade',
-      entityId: Number(trade.id),
-      before: { status: 'active', account_id: accountId, asset: trade.asset, amount: centsToDollars(amountCents) },
-      after: {
-        status: 'voided',
-        reason: input.reason,
-        refunded: centsToDollars(amountCents),
-        balance: centsToDollars(entry.balanceAfterCents),
-      },
-    });
-    return {
-      trade: toAdminTrade({ ...voided, voided_by_name: actor.name }),
-      balance: centsToDollars(entry.balanceAfterCents),
-    };
-  });
-  if (deps.bus) await publishBalanceChanged(deps.db, deps.bus, [accountId]);
-  return result;
-}
-
 /** A balance change that waits for a second staff member (D20): nothing moved. */
 export interface AwaitingBalanceChange {
   status: 'awaiting_confirmation';
@@ -377,8 +323,9 @@ export interface AwaitingBalanceChange {
 /**
  * 'Изменить баланс' (back-office.md §2.17): set, add or subtract, with a required reason, as one 'adjustment' entry
  * (none when setting the balance it already has). A result below 0 is refused. Runs in the caller's transaction so
- * the route can make it idempotent. A raise above MANUAL_CREDIT_SECOND_APPROVAL (D20) posts nothing: it becomes a
- * pending manual credit of the difference, answered as `awaiting_confirmation`.
+ * the route can make it idempotent. A raise that would take the client's unconfirmed staff credits of the last 24 hours
+ * above MANUAL_CREDIT_SECOND_APPROVAL (D20, amended by issue 20 finding 3) posts nothing: it becomes a pending manual
+ * credit of the difference, answered as `awaiting_confirmation`.
  */
 export async function changeBalance(
   deps: AdminDeps,
@@ -392,6 +339,8 @@ export async function changeBalance(
   if (amountCents === null || amountCents < 0 || (input.action !== 'set' && amountCents === 0)) {
     throw new HttpError(400, 'balance_amount_invalid');
   }
+  // The client first, then the account (the order of deposit writes): credits to one client are summed one at a time.
+  const clientId = await lockClientOfAccount(trx, accountId);
   const before = await lockBalance(trx, accountId);
   const delta = input.action === 'set' ? amountCents - before : input.action === 'add' ? amountCents : -amountCents;
   // Recorded deposits are not bounded by it; a change by hand is, however it is phrased (a 'set' counts its difference).
@@ -399,16 +348,7 @@ export async function changeBalance(
   if (max !== undefined && Math.abs(delta) > max) {
     throw new HttpError(400, 'balance_change_too_large', { max: centsToDollars(max).toFixed(2) });
   }
-  if (delta > 0 && needsSecondApproval(actor, delta, deps.secondApprovalCents ?? 0)) {
-    const clientId = Number(
-      (
-        await trx
-          .selectFrom('trading_accounts')
-          .select('client_id')
-          .where('id', '=', accountId)
-          .executeTakeFirstOrThrow()
-      ).client_id,
-    );
+  if (delta > 0 && (await creditWaits(trx, actor, clientId, delta, deps.secondApprovalCents ?? 0))) {
     const creditId = await requestManualCredit(trx, actor, {
       kind: 'balance_change',
       clientId,

@@ -1,6 +1,7 @@
 import {
   AUDIT_FULL_TICKS_MAX_SECONDS,
   AUDIT_WINDOW_SECONDS,
+  SETTLEMENT_GAP_SECONDS,
   settlementRule,
   type Lang,
   type PriceTickView,
@@ -43,8 +44,49 @@ const SENTENCES: Record<Lang, Record<TradeDirection, string>> = {
   },
 };
 
+/** D22's gap rule, published with the rule. */
+const GAP_SENTENCE: Record<Lang, string> = {
+  en:
+    `If no price was stored in the ${SETTLEMENT_GAP_SECONDS} s before the expiry (a gap in the price feed), the ` +
+    'trade is settled without a price: the stake is returned. A trade is never settled at an older price.',
+  ru:
+    `Если за ${SETTLEMENT_GAP_SECONDS} с до экспирации не сохранено ни одной цены (перерыв в котировках), сделка ` +
+    'закрывается без цены: ставка возвращается. По более старой цене сделка не рассчитывается никогда.',
+};
+
+/** Why a trade settled without a price (D22). */
+const NO_PRICE_SENTENCE: Record<Lang, (last: string | null) => string> = {
+  en: (last) =>
+    `No price was stored in the ${SETTLEMENT_GAP_SECONDS} s before the expiry ` +
+    `(${last ? `the last one before it is from ${last}` : 'none before it at all'}): the stake was returned.`,
+  ru: (last) =>
+    `За ${SETTLEMENT_GAP_SECONDS} с до экспирации не сохранено ни одной цены ` +
+    `(${last ? `последняя перед ней — от ${last}` : 'перед ней цен нет вовсе'}): ставка возвращена.`,
+};
+
 export function ruleOf(direction: TradeDirection, lang: Lang): SettlementRuleView {
-  return { sentence: SENTENCES[lang][direction], ...settlementRule(direction) };
+  return { sentence: `${SENTENCES[lang][direction]} ${GAP_SENTENCE[lang]}`, ...settlementRule(direction) };
+}
+
+/** The reason of a trade the gap rule settled: the last stored tick at or before its expiry, if any. */
+async function noPriceReason(db: Db, row: TradeRow, lang: Lang): Promise<TradeAudit['no_price']> {
+  if (row.status !== 'no_price') return null;
+  const last = await db
+    .selectFrom('price_ticks')
+    .select('at')
+    .where('symbol', '=', row.asset)
+    .where('at', '<=', new Date(row.expires_at))
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const lastAt = last ? new Date(last.at).toISOString() : null;
+  return {
+    reason: 'feed_gap',
+    sentence: NO_PRICE_SENTENCE[lang](lastAt),
+    gap_seconds: SETTLEMENT_GAP_SECONDS,
+    last_tick_at: lastAt,
+  };
 }
 
 /**
@@ -90,7 +132,13 @@ export async function auditOfTrade(db: Db, row: TradeRow, now: Date, lang: Lang)
       close: Number(r.close),
     }));
   }
-  return { trade: toClientTrade(row), rule: ruleOf(row.direction, lang), ticks, candles };
+  return {
+    trade: toClientTrade(row),
+    rule: ruleOf(row.direction, lang),
+    ticks,
+    candles,
+    no_price: await noPriceReason(db, row, lang),
+  };
 }
 
 /** GET /api/trading/trades/{id}/audit: the caller's own trade, else 404 like a missing one. */

@@ -1,14 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { EventBus } from '../../platform/bus/index.js';
-import { LEADER_LOCKS, LeaderLock } from '../../platform/bus/leader.js';
+import { LEADER_LOCKS, LEASES, LeaseLeader } from '../../platform/bus/leader.js';
 import type { Db } from '../../platform/db/index.js';
-import { publishBalanceChanged } from '../ledger/live.js';
 import { pruneIdempotencyKeys } from '../ledger/idempotency.js';
 import { createPriceSource } from '../prices/factory.js';
 import { PriceService } from '../prices/service.js';
 import { systemClock, type Clock } from '../prices/source.js';
-import { toClientTrade } from './mappers.js';
 import { settleDueTrades, settlementLanes, type SettleOptions, type SettleReport } from './settlement.js';
 import type { TradingDeps } from './service.js';
 
@@ -19,9 +17,11 @@ const HOUR = 3_600_000;
  * buildApp creates it stopped; main.ts starts it. Tests leave it stopped and drive it: a replay feed started without
  * timers, `useClock` for time, `prices.pump()` to move the feed and `settleDueTrades({now})` to settle.
  *
- * Several processes over PostgreSQL (`databaseUrl` given): only the leader — the holder of an advisory lock — runs the
- * feed and publishes each tick on the bus; the others take those ticks as their latest prices (D2: one price for
- * everyone) and try every few seconds to take over. Settlement runs on every process (SKIP LOCKED).
+ * Several processes over PostgreSQL (`databaseUrl` given): only the leader — the holder of the feed's lease
+ * (platform/bus/leader.ts) — runs the feed, stores each tick with the watermark under the lease's fence and then
+ * publishes it on the bus; the others take those ticks as their latest prices (D2: one price for everyone) and take
+ * over when the leader crashes or stops renewing its lease (issue 21 §4). Settlement runs on every process (SKIP
+ * LOCKED): it decides only from stored ticks at or before the watermark (D22), so it needs no lease.
  */
 export class TradingEngine {
   readonly prices: PriceService;
@@ -30,7 +30,7 @@ export class TradingEngine {
   private settleTimer: NodeJS.Timeout | null = null;
   private maintenanceTimer: NodeJS.Timeout | null = null;
   private settling: Promise<unknown> | null = null;
-  private leader: LeaderLock | null = null;
+  private leader: LeaseLeader | null = null;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -43,8 +43,14 @@ export class TradingEngine {
       databaseUrl?: string | undefined;
     },
   ) {
-    this.prices = new PriceService({ db: deps.db, clock: () => this.now(), log: deps.log });
-    // Every tick of this process's feed goes on the bus (to the sockets, and to the other processes).
+    this.prices = new PriceService({
+      db: deps.db,
+      clock: () => this.now(),
+      log: deps.log,
+      // A refused write: another process holds the lease; step down now rather than at the next renewal.
+      onLeaseLost: (fence) => void this.leader?.lost(fence),
+    });
+    // Every tick of this process's feed goes on the bus once stored (to the sockets, and to the other processes).
     this.prices.onTick((tick) =>
       deps.bus.publish({ type: 'price.tick', symbol: tick.symbol, price: tick.price, at: tick.at.toISOString() }),
     );
@@ -82,18 +88,21 @@ export class TradingEngine {
     };
   }
 
-  /** Starts the PRICE_SOURCE feed; `timers: false` leaves it to `prices.pump()`. */
-  async startPriceFeed(options: { timers?: boolean } = {}): Promise<void> {
+  /**
+   * Starts the PRICE_SOURCE feed; `timers: false` leaves it to `prices.pump()`. `fence`: the lease's, when several
+   * processes share the database.
+   */
+  async startPriceFeed(options: { timers?: boolean; fence?: string } = {}): Promise<void> {
     const timers = options.timers ?? true;
     const source = createPriceSource(this.deps.config.PRICE_SOURCE, {
       clock: () => this.now(),
       timers,
       binance: { url: this.deps.config.BINANCE_WS_URL, log: this.deps.log },
     });
-    await this.prices.start(source, { timers });
+    await this.prices.start(source, { timers, fence: options.fence ?? null });
   }
 
-  /** Settles what is due, then tells each owner: trade.settled per trade and balance.changed per account. */
+  /** Settles what is due, then tells each owner's sockets that their account changed. */
   async settleDueTrades(options: Partial<SettleOptions> = {}): Promise<SettleReport> {
     const report = await settleDueTrades(
       { db: this.deps.db, log: this.deps.log },
@@ -103,26 +112,19 @@ export class TradingEngine {
     return report;
   }
 
-  /** Tells each owner of what a settlement run settled (after its commits; the bench times it apart). */
+  /**
+   * After the commits (the bench times it apart): one hint per account, with the sequence the run raised it to; the
+   * sockets read the settled trades and the balance from the database (issue 21 §7), so a lost hint loses nothing.
+   */
   async announceSettled(report: SettleReport): Promise<void> {
-    try {
-      // The settlement handed back each trade as it left it and its owner: nothing is read again here.
-      for (const s of report.settled) {
-        if (s.ownerId)
-          this.deps.bus.publish({
-            type: 'trade.settled',
-            user_id: s.ownerId,
-            payload: { trade: toClientTrade(s.row) },
-          });
-      }
-      await publishBalanceChanged(
-        this.deps.db,
-        this.deps.bus,
-        report.settled.map((s) => s.accountId),
-      );
-    } catch (err) {
-      this.deps.log.warn({ err }, 'could not publish settlement events');
+    const latest = new Map<number, { userId: string; seq: number }>();
+    for (const s of report.settled) {
+      if (!s.ownerId) continue;
+      const seen = latest.get(s.accountId);
+      if (!seen || s.seq > seen.seq) latest.set(s.accountId, { userId: s.ownerId, seq: s.seq });
     }
+    for (const [accountId, { userId, seq }] of latest)
+      this.deps.bus.publish({ type: 'account.changed', user_id: userId, account_id: accountId, seq });
   }
 
   /**
@@ -138,14 +140,16 @@ export class TradingEngine {
         if (event.type === 'price.tick')
           this.prices.observe({ symbol: event.symbol, price: event.price, at: new Date(event.at) });
       });
-      this.leader = new LeaderLock({
+      this.leader = new LeaseLeader({
         url: this.deps.databaseUrl,
+        lease: LEASES.priceFeed,
         key: LEADER_LOCKS.priceFeed,
         name: 'price feed',
+        leaseMs: this.deps.config.FEED_LEASE_MS,
         retryMs: this.deps.config.FEED_LEADER_RETRY_MS,
         log: this.deps.log,
-        onLead: async () => {
-          await this.startPriceFeed();
+        onLead: async (fence) => {
+          await this.startPriceFeed({ fence });
           this.deps.log.info({ source: this.prices.sourceName }, 'price feed started (leader)');
         },
         onLose: () => this.prices.stop(),

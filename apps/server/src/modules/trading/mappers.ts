@@ -35,8 +35,10 @@ export function toClientTrade(row: TradeRow): Trade {
   };
 }
 
-/** A trade as staff see it (back-office.md §3 'Trade (admin view)', plus who voided it and why). */
-export function toAdminTrade(row: TradeRow & { voided_by_name?: string | null }): AdminTrade {
+/** A trade as staff see it (back-office.md §3 'Trade (admin view)', plus who asked to void it, why, who confirmed). */
+export function toAdminTrade(
+  row: TradeRow & { voided_by_name?: string | null; void_confirmed_by_name?: string | null },
+): AdminTrade {
   return {
     ...common(row),
     account_id: Number(row.account_id),
@@ -44,5 +46,6 @@ export function toAdminTrade(row: TradeRow & { voided_by_name?: string | null })
     void_reason: row.void_reason,
     voided_by: row.voided_by,
     voided_by_name: row.voided_by_name ?? null,
+    void_confirmed_by_name: row.void_confirmed_by_name ?? null,
   };
 }

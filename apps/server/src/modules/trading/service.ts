@@ -67,10 +67,10 @@ async function accountOfUser(db: Db, userId: string): Promise<TradingAccountRow>
 /**
  * POST /api/trading/place-trade (D1). Checked in this order, on the account row as locked (so concurrent calls see
  * each other's stakes): account active and trading enabled; amount ≥ $1; amount ≤ the account's limit; amount ≤
- * balance; the asset is in the catalogue and the server has a price for it no older than 5 s; the duration is offered.
- * Then, in the same statement (ledger's tradeStakeStatement: one round trip, atomic by itself, or part of the caller's
- * transaction when it runs in one): the trade at the server's price with the account's payout, and its stake entry.
- * Whatever strike or payout the client sent is not read.
+ * balance; the asset is in the catalogue and the server has a stored price for it no older than 5 s; the duration is
+ * offered. Then, in the same statement (ledger's tradeStakeStatement: one round trip, atomic by itself, or part of the
+ * caller's transaction when it runs in one): the trade at the newest stored tick (issue 21 §3: never a price that was
+ * not stored) with the account's payout, and its stake entry. Whatever strike or payout the client sent is not read.
  */
 export async function placeTrade(
   deps: TradingDeps,
@@ -85,28 +85,21 @@ export async function placeTrade(
     amountCents === null || amountCents < MIN_TRADE_DOLLARS * 100
       ? new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` })
       : null;
-  // An unknown asset has no price either; it gets its own text because the client can correct it.
-  const quote = isAssetSymbol(input.asset) ? deps.prices.latest(input.asset) : undefined;
-  const laterRefused = !isAssetSymbol(input.asset)
-    ? new HttpError(400, 'unknown_asset', { asset: input.asset })
-    : !quote || now.getTime() - quote.at.getTime() > MAX_PRICE_AGE_MS
-      ? new HttpError(503, 'price_unavailable')
-      : !deps.durations.includes(input.duration)
-        ? new HttpError(400, 'duration_not_offered', {
-            duration: input.duration,
-            allowed: deps.durations.join(', '),
-          })
-        : null;
+  // An unknown asset has no price either; it gets its own text because the client can correct it. Whether there is a
+  // fresh stored price the statement finds out itself (answered between the two).
+  const assetRefused = !isAssetSymbol(input.asset) ? new HttpError(400, 'unknown_asset', { asset: input.asset }) : null;
+  const durationRefused = !deps.durations.includes(input.duration)
+    ? new HttpError(400, 'duration_not_offered', { duration: input.duration, allowed: deps.durations.join(', ') })
+    : null;
 
   const result = await postTradeStake(db, {
     userId,
-    allowed: amountRefused === null && laterRefused === null,
+    allowed: amountRefused === null && assetRefused === null && durationRefused === null,
     amountCents: amountRefused === null ? amountCents! : 0,
     asset: input.asset,
     direction: input.direction,
     durationSeconds: input.duration,
-    strikePrice: quote?.price ?? '0',
-    strikeAt: quote?.at ?? now,
+    priceNotBefore: new Date(now.getTime() - MAX_PRICE_AGE_MS),
     expiresAt: new Date(now.getTime() + input.duration * 1000),
     now,
   });
@@ -121,16 +114,20 @@ export async function placeTrade(
   const maxCents = Number(account.max_trade_amount_cents);
   if (amountCents! > maxCents) throw new HttpError(400, 'trade_amount_too_large', { max: formatDollarLimit(maxCents) });
   if (amountCents! > Number(account.balance_cents)) throw new HttpError(409, 'insufficient_trade_balance');
-  if (laterRefused) throw laterRefused;
+  if (assetRefused) throw assetRefused;
+  if (!result.priced) throw new HttpError(503, 'price_unavailable');
+  if (durationRefused) throw durationRefused;
   // Every check passed on the locked row, so the guarded balance move cannot have refused; should it ever, it is
   // still a refusal for want of balance, never a half-placed trade (nothing was written).
   throw new HttpError(409, 'insufficient_trade_balance');
 }
 
-/** D11, after the place-trade transaction has committed: the trade and the new balance, to the client's sockets. */
-export function publishTradeOpened(bus: EventBus, userId: string, result: PlaceTradeResponse): void {
-  bus.publish({ type: 'trade.opened', user_id: userId, payload: { trade: result.trade } });
-  bus.publish({ type: 'balance.changed', user_id: userId, payload: { balance: result.balance } });
+/**
+ * D11, after the place-trade statement has committed: a hint that the client's account changed; its sockets read the
+ * trade and the new balance from the database (issue 21 §7).
+ */
+export function publishTradeOpened(bus: EventBus, userId: string, _result: PlaceTradeResponse): void {
+  bus.publish({ type: 'account.changed', user_id: userId });
 }
 
 /** The client's trades, newest first, paged (D4); `status: 'closed'` is every trade that is not active. */

@@ -1,8 +1,8 @@
-import type { SettledTradeStatus } from '@brokerage/shared';
+import { SETTLEMENT_GAP_SECONDS, type SettledTradeStatus } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import type { TradeRow } from '../../platform/db/types.js';
-import type { Trx } from '../ledger/service.js';
+import { FEED_LEASE } from '../prices/feed-store.js';
 
 /** Epoch milliseconds of a timestamp column (every trade time is a JavaScript Date's: whole milliseconds). */
 const ms = (column: string) => sql`floor(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
@@ -30,10 +30,8 @@ type BatchTrade = [
   strikeAt: number,
   createdAt: number,
   backfilled: boolean,
+  seq: number,
 ];
-
-/** A feed that has not passed a trade's expiry for this long is not waited for any more. */
-export const SETTLEMENT_GRACE_MS = 5000;
 
 /** Trades claimed and settled per transaction: one statement per batch whatever its size (see settleBatch). */
 export const SETTLEMENT_BATCH_SIZE = 2500;
@@ -51,7 +49,6 @@ export function settlementLanes(kind: 'pglite' | 'postgres'): number {
 export interface SettleOptions {
   now: Date;
   batchSize?: number;
-  graceMs?: number;
   /** Lanes settled side by side (default 1; the engine uses settlementLanes). */
   lanes?: number;
 }
@@ -72,15 +69,17 @@ export interface SettledTrade {
   status: SettledTradeStatus;
   creditCents: number;
   profitCents: number;
-  /** The trade's row as the settlement left it (rebuilt from the batch's compact answer), for the trade.settled event. */
-  row: TradeRow;
+  /** The trade's row as the settlement left it (rebuilt from the batch's compact answer; the sequences aside). */
+  row: Omit<TradeRow, 'opened_seq' | 'live_seq'>;
   /** The user who owns the trade's account (null: an account without a user), who is told of it. */
   ownerId: string | null;
+  /** The account's live-update sequence this batch raised it to, which the trade now carries (migration 0026). */
+  seq: number;
 }
 
 export interface SettleReport {
   settled: SettledTrade[];
-  /** Due trades left for a later run: no price at or before expiry yet, or the feed has not passed expiry. */
+  /** Due trades left for a later run: the feed's watermark has not passed their expiry yet (D22). */
   waiting: number;
   failed: number;
 }
@@ -90,11 +89,19 @@ interface Cursor {
   id: number;
 }
 
+/**
+ * The moment up to which trades may be settled (D22): now, but never past the feed's watermark — the time up to which
+ * every tick is stored, so the close price of a trade that expired at or before it can no longer change.
+ */
+const ripeUntil = (now: Date) =>
+  sql`least(${now.toISOString()}::timestamptz, coalesce((select w.watermark from leader_leases w
+        where w.name = ${FEED_LEASE}), '-infinity'::timestamptz))`;
+
 /** The ids of the due active trades of one batch, without claiming them (the fallback then claims each alone). */
 async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null, lane: Lane): Promise<Cursor[]> {
   const result = await sql<{ id: string | number; expires_at: Date | string }>`
     select t.id, t.expires_at from trades t
-    where t.status = 'active' and t.expires_at <= ${now.toISOString()}::timestamptz
+    where t.status = 'active' and t.expires_at <= ${ripeUntil(now)}
       ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
       ${inLane(lane)}
     order by t.expires_at, t.id
@@ -102,27 +109,34 @@ async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null, la
   return result.rows.map((r) => ({ id: Number(r.id), expiresAt: new Date(r.expires_at).toISOString() }));
 }
 
+/** D22's gap rule over `close_price`, `close_at`, `expires_at`: no stored price within the published bound. */
+const GAP = sql`(close_price is null or close_at < expires_at - ${sql.lit(`${SETTLEMENT_GAP_SECONDS} seconds`)}::interval)`;
+
 /**
- * The settlement rule of D1 as SQL, over columns `direction`, `strike_price`, `close_price` (numeric: compared exactly,
- * as `compareDecimal` does), `amount_cents` (bigint) and `payout_percentage`. This is the second implementation of the
- * one published rule (decisions.md, D1 as amended by issue 12): `settleTrade` in packages/shared stays the rule's
- * reference, demo mode and every screen use it, and settlement-sql.test.ts proves on both databases, by property, that
- * these expressions give exactly what settleTrade gives for every input (equal prices, decimals of any length, both
- * directions, every payout).
+ * The settlement rule of D1 and D22 as SQL, over columns `direction`, `strike_price`, `close_price` (numeric: compared
+ * exactly, as `compareDecimal` does; null when no tick at or before the expiry is stored), `close_at`, `expires_at`,
+ * `amount_cents` (bigint) and `payout_percentage`. This is the second implementation of the one published rule
+ * (decisions.md, D1 as amended by issue 12, and D22): `settleAtExpiry` in packages/shared stays the rule's reference
+ * (its `settleTrade` is what demo mode and every screen use), and settlement-sql.test.ts proves on both databases, by
+ * property, that these expressions give exactly what settleAtExpiry gives for every input (equal prices, decimals of any
+ * length, both directions, every payout, close prices on both sides of the gap bound, none at all).
  */
 export const OUTCOME_SQL = {
   result: sql<string>`case
+      when ${GAP} then 'no_price'
       when close_price = strike_price then 'tie'
       when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
         then 'won'
       else 'lost' end`,
   /** floor(amount × payout / 100): integer division of positive bigints truncates, which is the floor. */
   profit: sql<string>`case
+      when ${GAP} then 0
       when close_price = strike_price then 0
       when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
         then amount_cents * payout_percentage / 100
       else -amount_cents end`,
   credit: sql<string>`case
+      when ${GAP} then amount_cents
       when close_price = strike_price then amount_cents
       when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
         then amount_cents + amount_cents * payout_percentage / 100
@@ -131,34 +145,35 @@ export const OUTCOME_SQL = {
 
 interface BatchRow {
   claimed: number;
-  ready: number;
+  unripe: number;
   last: [string, number] | null;
   keys: BatchKey[] | null;
   settled: BatchTrade[] | null;
 }
 
 /**
- * One batch in one statement (issue 12, item 2): claim up to `limit` due active trades (FOR UPDATE SKIP LOCKED, so
- * other workers take other trades), find each (asset, expiry)'s close price (the last stored tick at or before the
- * expiry, by a lateral index lookup) and whether the feed has passed the expiry, decide the ready ones by OUTCOME_SQL,
- * close them (guarded by status = 'active': a trade is settled once whatever happens), lock the credited accounts in id
- * order, insert the payout and refund entries with their running balance_after per account (trade id order;
- * reference trade:<id>:settle, unique), and move the balances by their sums (D3).
- * The rows travel back as JSON: one round trip per batch whatever its size.
+ * One batch in one statement (issue 12, item 2), atomic by itself (no BEGIN/COMMIT: a process stalled between
+ * statements can hold no trade or account locked): claim up to `limit` due active trades whose expiry the feed's
+ * watermark has passed (D22; FOR UPDATE SKIP LOCKED, so other workers take other trades), find each (asset, expiry)'s
+ * close price (the last stored tick at or before the expiry, by a lateral index lookup; it can no longer change),
+ * decide each by OUTCOME_SQL (with D22's gap rule), close them (guarded by status = 'active': a trade is settled once
+ * whatever happens), lock their accounts in id order (each one's live-update sequence raised by one and stamped on
+ * its trades, issue 21 §7), insert the payout and refund entries with their running balance_after per account (trade
+ * id order; reference trade:<id>:settle, unique), and move the balances by their sums (D3). The rows travel back as
+ * JSON: one round trip per batch whatever its size.
  */
 async function settleBatch(
-  trx: Trx,
-  options: { now: Date; limit: number; after: Cursor | null; onlyId?: number; graceMs: number; lane: Lane },
+  db: Db,
+  options: { now: Date; limit: number; after: Cursor | null; onlyId?: number; lane: Lane },
 ): Promise<{ claimed: number; settled: SettledTrade[]; waiting: number; last: Cursor | null }> {
   const now = options.now.toISOString();
-  const ripe = new Date(options.now.getTime() - options.graceMs).toISOString();
   const { after, onlyId } = options;
   const result = await sql<BatchRow>`
     with due as (
       select t.id, t.account_id, t.asset, t.direction, t.amount_cents, t.payout_percentage, t.strike_price, t.expires_at,
              t.duration_seconds, t.strike_at, t.created_at, t.backfilled
       from trades t
-      where t.status = 'active' and t.expires_at <= ${now}::timestamptz
+      where t.status = 'active' and t.expires_at <= ${ripeUntil(options.now)}
         ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
         ${onlyId !== undefined ? sql`and t.id = ${onlyId}` : sql``}
         ${inLane(options.lane)}
@@ -168,8 +183,7 @@ async function settleBatch(
     ), keys as (
       select distinct asset, expires_at from due
     ), closing as (
-      select k.asset, k.expires_at, c.price, c.at, (row_number() over () - 1)::int as k,
-             exists (select 1 from price_ticks n where n.symbol = k.asset and n.at > k.expires_at) as feed_passed
+      select k.asset, k.expires_at, c.price, c.at, (row_number() over () - 1)::int as k
       from keys k
       left join lateral (
         select p.price, p.at from price_ticks p
@@ -178,29 +192,37 @@ async function settleBatch(
       ) c on true
     ), ready as (
       select d.id, d.account_id, d.direction, d.amount_cents, d.payout_percentage, d.strike_price,
-             d.duration_seconds, d.strike_at, d.created_at, d.backfilled, c.k,
+             d.duration_seconds, d.strike_at, d.created_at, d.backfilled, d.expires_at, c.k,
              c.price as close_price, c.at as close_at
       from due d join closing c on c.asset = d.asset and c.expires_at = d.expires_at
-      where c.price is not null and (c.feed_passed or d.expires_at <= ${ripe}::timestamptz)
     ), outcome as (
       select r.*, ${OUTCOME_SQL.result} as result, ${OUTCOME_SQL.profit} as profit, ${OUTCOME_SQL.credit} as credit
       from ready r
+    ), locked as (
+      -- Every account with a trade settled here, in id order: its live-update sequence goes up by one and stamps its
+      -- trades under the row lock, so per account the sequence follows commit order (migration 0026, issue 21 §7).
+      select a.id, a.balance_cents, a.live_seq + 1 as seq from trading_accounts a
+      where a.id in (select account_id from outcome)
+      order by a.id
+      for update
+    ), seqs as materialized (
+      -- Looked up by key rather than joined: the planner, blind to a CTE's size, nests a join of two of them (measured:
+      -- 2,500 trades × 1,000 accounts compared one by one doubled the batch's time). Materialized: computed once.
+      select jsonb_object_agg(id::text, seq) as m from locked
     ), closed as (
+      -- A trade the gap rule settles (no_price) keeps no close price: none decided it (D22).
       update trades t
-      set status = o.result, close_price = o.close_price, close_at = o.close_at, profit_cents = o.profit,
-          settled_at = ${now}::timestamptz
-      from outcome o
+      set status = o.result,
+          close_price = case when o.result = 'no_price' then null else o.close_price end,
+          close_at = case when o.result = 'no_price' then null else o.close_at end,
+          profit_cents = o.profit, settled_at = ${now}::timestamptz, live_seq = (q.m ->> t.account_id::text)::bigint
+      from outcome o cross join seqs q
       where t.id = o.id and t.status = 'active'
-      returning o.*
+      returning o.*, (q.m ->> o.account_id::text)::bigint as seq
     ), credits as (
       -- No trade:<id>:settle entry can exist for a trade still active (a void closes the trade as it posts it), so a
       -- clash of the unique reference would abort the batch (then settled one by one) rather than pay twice.
       select c.* from closed c where c.credit > 0
-    ), locked as (
-      select a.id, a.balance_cents from trading_accounts a
-      where a.id in (select account_id from credits)
-      order by a.id
-      for update
     ), entries as (
       insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference)
       select c.account_id, case c.result when 'won' then 'trade_payout' else 'trade_refund' end, c.credit,
@@ -208,23 +230,29 @@ async function settleBatch(
              'trade:' || c.id || ':settle'
       from credits c join locked l on l.id = c.account_id
       order by c.account_id, c.id
+    ), totals as materialized (
+      select coalesce(jsonb_object_agg(account_id::text, total), '{}') as m
+      from (select account_id, sum(credit) as total from credits group by account_id) x
     ), moved as (
-      update trading_accounts a set balance_cents = l.balance_cents + s.total, updated_at = now()
-      from locked l join (select account_id, sum(credit) as total from credits group by account_id) s
-        on s.account_id = l.id
+      update trading_accounts a
+      set balance_cents = l.balance_cents + coalesce((s.m ->> l.id::text)::bigint, 0), live_seq = l.seq,
+          updated_at = case when s.m ? l.id::text then now() else a.updated_at end
+      from locked l cross join totals s
       where a.id = l.id
     )
     select (select count(*) from due)::int as claimed,
-           (select count(*) from ready)::int as ready,
+           (select count(*) from trades t where t.status = 'active' and t.expires_at <= ${now}::timestamptz
+              and t.expires_at > ${ripeUntil(options.now)} ${inLane(options.lane)}
+              ${after || onlyId !== undefined ? sql`and false` : sql``})::int as unripe,
            (select json_build_array(expires_at, id) from due order by expires_at desc, id desc limit 1) as last,
            (select json_agg(json_build_array(asset, ${ms('expires_at')}, price::text, ${ms('at')}) order by k)
               from closing) as keys,
            (select json_agg(json_build_array(c.id, c.account_id, c.result, c.credit, c.profit, a.user_id, c.k,
                                              c.direction, c.amount_cents::text, c.duration_seconds,
                                              c.payout_percentage, c.strike_price::text, ${ms('c.strike_at')},
-                                             ${ms('c.created_at')}, c.backfilled)
+                                             ${ms('c.created_at')}, c.backfilled, c.seq)
                             order by c.account_id, c.id)
-              from closed c join trading_accounts a on a.id = c.account_id) as settled`.execute(trx);
+              from closed c join trading_accounts a on a.id = c.account_id) as settled`.execute(db);
   const row = result.rows[0]!;
   const settledAt = options.now;
   const keys = (row.keys ?? []).map(([asset, expiresAt, closePrice, closeAt]) => ({
@@ -254,8 +282,8 @@ async function settleBatch(
         strike_at: new Date(t[12]),
         expires_at: key.expiresAt,
         status,
-        close_price: key.closePrice,
-        close_at: key.closeAt,
+        close_price: status === 'no_price' ? null : key.closePrice,
+        close_at: status === 'no_price' ? null : key.closeAt,
         profit_cents: String(profitCents),
         settled_at: settledAt,
         backfilled: t[14],
@@ -264,24 +292,26 @@ async function settleBatch(
         created_at: new Date(t[13]),
       },
       ownerId,
+      seq: Number(t[15]),
     };
   });
   return {
     claimed: row.claimed,
     settled,
-    waiting: row.claimed - row.ready,
+    waiting: row.unripe,
     last: row.last ? { expiresAt: new Date(row.last[0]).toISOString(), id: Number(row.last[1]) } : null,
   };
 }
 
 /**
- * Settles every trade due by `now` (decisions.md D1, D3): close price = the last stored tick at or before expires_at,
- * outcome by the shared settleTrade rule, payout or refund posted to the ledger with reference trade:<id>:settle,
- * all of one batch in one transaction. Safe to run in several processes at once and after a crash: trades are
- * claimed with SKIP LOCKED, the update is guarded by status = 'active', and the ledger reference is unique.
- * A trade waits while there is no price at or before its expiry, or while the feed has not yet stored a tick after
- * its expiry (for at most `graceMs`), so a tick still on its way to the database cannot be missed. With `lanes` the
- * trades are settled in that many lanes side by side, split by account (each account's trades in one lane, in order).
+ * Settles every trade due by `now` (decisions.md D1, D3, D22): close price = the last stored tick at or before
+ * expires_at, outcome by the shared rule (settleAtExpiry, as OUTCOME_SQL), payout or refund posted to the ledger with
+ * reference trade:<id>:settle, all of one batch in one statement. Safe to run in several processes at once and after a
+ * crash: trades are claimed with SKIP LOCKED, the update is guarded by status = 'active', and the ledger reference is
+ * unique. A trade waits until the feed's watermark has passed its expiry, so no tick at or before it can still come
+ * (however long the feed stalls); with no stored price within SETTLEMENT_GAP_SECONDS before the expiry the gap rule
+ * returns the stake (no_price). With `lanes` the trades are settled in that many lanes side by side, split by account
+ * (each account's trades in one lane, in order).
  */
 export async function settleDueTrades(
   deps: { db: Db; log?: { error(obj: object, msg: string): void } },
@@ -303,28 +333,21 @@ async function settleLane(
   lane: Lane,
 ): Promise<SettleReport> {
   const batchSize = options.batchSize ?? SETTLEMENT_BATCH_SIZE;
-  const graceMs = options.graceMs ?? SETTLEMENT_GRACE_MS;
   const report: SettleReport = { settled: [], waiting: 0, failed: 0 };
   let cursor: Cursor | null = null;
 
   for (;;) {
     let batch: Awaited<ReturnType<typeof settleBatch>>;
     try {
-      batch = await deps.db
-        .transaction()
-        .execute((trx) => settleBatch(trx, { now: options.now, limit: batchSize, after: cursor, graceMs, lane }));
+      batch = await settleBatch(deps.db, { now: options.now, limit: batchSize, after: cursor, lane });
     } catch (err) {
-      // One bad trade must not hold up the others: settle this batch's trades one per transaction.
+      // One bad trade must not hold up the others: settle this batch's trades one per statement.
       deps.log?.error({ err }, 'settlement batch failed; settling its trades one by one');
       const ids = await dueIds(deps.db, options.now, batchSize, cursor, lane);
       batch = { claimed: ids.length, settled: [], waiting: 0, last: null };
       for (const id of ids) {
         try {
-          const single = await deps.db
-            .transaction()
-            .execute((trx) =>
-              settleBatch(trx, { now: options.now, limit: 1, after: null, onlyId: id.id, graceMs, lane }),
-            );
+          const single = await settleBatch(deps.db, { now: options.now, limit: 1, after: null, onlyId: id.id, lane });
           batch.settled.push(...single.settled);
           batch.waiting += single.waiting;
         } catch (singleErr) {

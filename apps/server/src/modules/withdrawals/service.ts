@@ -1,5 +1,4 @@
 import {
-  can,
   cardDigits,
   centsToDollars,
   checkWithdrawal,
@@ -26,6 +25,7 @@ import type { EventBus } from '../../platform/bus/index.js';
 import { publishBalanceChanged } from '../ledger/live.js';
 import { postEntry, type Trx } from '../ledger/service.js';
 import { notifyWithdrawalRequested } from '../notifications/service.js';
+import { approvalDecisions, type ApprovalDecision } from './approvers.js';
 
 /**
  * Card withdrawal requests (client-platform.md §2.6, §5; back-office.md §2.9, §4; decisions.md D3, D5, D7, D9).
@@ -43,16 +43,11 @@ export interface WithdrawalDeps {
   /** Live updates (D11): balance.changed after a hold or a release. */
   bus?: EventBus;
   /**
-   * WITHDRAWAL_SECOND_APPROVAL in cents (four-eyes, D20): approving a larger request takes two different staff
-   * members. 0 or absent = off (the demo seed, which acts as the system, leaves it out).
+   * WITHDRAWAL_SECOND_APPROVAL in cents (four-eyes, D20): an approval that would take the client's one-step approvals
+   * of the last 24 hours above it takes two different staff members. 0 or absent = off (the demo seed, which acts as
+   * the system, leaves it out).
    */
   secondApprovalCents?: number;
-}
-
-/** Whether approving a request of this amount takes two people. */
-function needsTwoApprovers(deps: WithdrawalDeps, amountCents: number): boolean {
-  const threshold = deps.secondApprovalCents ?? 0;
-  return threshold > 0 && amountCents > threshold;
 }
 
 /** The current year and month in a time zone. */
@@ -225,7 +220,7 @@ function withNames(db: Db, actor: Actor) {
 
 type StaffRow = Awaited<ReturnType<ReturnType<typeof withNames>['executeTakeFirstOrThrow']>>;
 
-function toStaffRequest(deps: WithdrawalDeps, r: StaffRow): StaffWithdrawRequest {
+function toStaffRequest(r: StaffRow, decision: ApprovalDecision): StaffWithdrawRequest {
   return {
     ...toClientRequest(r),
     client_id: Number(r.client_id),
@@ -237,8 +232,19 @@ function toStaffRequest(deps: WithdrawalDeps, r: StaffRow): StaffWithdrawRequest
     first_approved_by: r.first_approved_by,
     first_approved_by_name: r.first_approved_by_name,
     first_approved_at: iso(r.first_approved_at),
-    needs_second_approval: r.status === 'awaiting_second_approval' || needsTwoApprovers(deps, Number(r.amount_cents)),
+    ...decision,
   };
+}
+
+/** The rows as the viewer sees them, with what they may do to each (approvers.ts). */
+async function toStaffRequests(
+  deps: WithdrawalDeps,
+  db: Db,
+  actor: Actor,
+  rows: readonly StaffRow[],
+): Promise<StaffWithdrawRequest[]> {
+  const decisions = await approvalDecisions(db, actor, deps.secondApprovalCents ?? 0, rows, { withOthers: true });
+  return rows.map((r) => toStaffRequest(r, decisions.get(Number(r.id))!));
 }
 
 const LIKE_ESCAPE = /[\\%_]/g;
@@ -313,7 +319,7 @@ export async function listWithdrawRequests(
       .execute() as unknown as Promise<StaffRow[]>,
   ]);
   return {
-    items: rows.map((r) => toStaffRequest(deps, r)),
+    items: await toStaffRequests(deps, deps.db, actor, rows),
     total: Number(summary.total_count),
     summary: {
       total_count: Number(summary.total_count),
@@ -333,7 +339,7 @@ export async function listWithdrawRequests(
 async function staffView(deps: WithdrawalDeps, db: Db, actor: Actor, id: number): Promise<StaffWithdrawRequest> {
   const row = await withNames(db, actor).where('w.id', '=', id).executeTakeFirst();
   if (!row) throw new HttpError(404, 'withdraw_request_not_found');
-  return toStaffRequest(deps, row);
+  return (await toStaffRequests(deps, db, actor, [row]))[0]!;
 }
 
 /**
@@ -362,82 +368,14 @@ async function lockPending(trx: Trx, actor: Actor, id: number) {
   return row;
 }
 
-/** How far back a staff member's own work on a client's money or login bars them from approving its payouts. */
-const INVOLVEMENT_DAYS = 30;
-
-/**
- * Issue 9 finding 2: who put money on an account, or could sign in as its client, must not be the one who lets it
- * out. Answers the first reason this staff member may not approve this client's withdrawal (the label the 409 names),
- * or null: in the last 30 days they made a balance change on the account, recorded or edited a deposit of the client,
- * confirmed its identity (which credits its pending deposits), or changed its client's password.
- */
-async function recentInvolvement(
-  trx: Trx,
-  actor: Actor,
-  clientId: number,
-  accountId: number,
-): Promise<'balance_change' | 'deposit_recorded' | 'deposit_edited' | 'identity_verified' | 'password_changed' | null> {
-  if (!actor.id) return null;
-  const since = sql<Date>`now() - make_interval(days => ${INVOLVEMENT_DAYS})`;
-  const balance = await trx
-    .selectFrom('ledger_entries')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('kind', '=', 'adjustment')
-    .where('actor_id', '=', actor.id)
-    .where('created_at', '>=', since)
-    .limit(1)
-    .executeTakeFirst();
-  if (balance) return 'balance_change';
-  const deposit = await trx
-    .selectFrom('deposits')
-    .select('id')
-    .where('client_id', '=', clientId)
-    .where('created_by', '=', actor.id)
-    .where('created_at', '>=', since)
-    .limit(1)
-    .executeTakeFirst();
-  if (deposit) return 'deposit_recorded';
-  const audited = await trx
-    .selectFrom('audit_log')
-    .select('action')
-    .where('actor_id', '=', actor.id)
-    .where('at', '>=', since)
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('action', 'in', ['client.change_password', 'client.verify_identity']),
-          eb('entity_type', '=', 'client'),
-          eb('entity_id', '=', String(clientId)),
-        ]),
-        eb.and([
-          eb('action', '=', 'deposit.update'),
-          eb('entity_type', '=', 'deposit'),
-          eb(
-            'entity_id',
-            'in',
-            eb
-              .selectFrom('deposits')
-              .select(sql<string>`id::text`.as('id'))
-              .where('client_id', '=', clientId),
-          ),
-        ]),
-      ]),
-    )
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!audited) return null;
-  if (audited.action === 'client.change_password') return 'password_changed';
-  if (audited.action === 'client.verify_identity') return 'identity_verified';
-  return 'deposit_edited';
-}
-
 /**
  * PUT /api/withdraw-requests/:id/approve: the hold becomes final (no balance change); who and when are recorded.
- * Four-eyes (D20): above WITHDRAWAL_SECOND_APPROVAL the first approval (finance.view) only moves the request to
+ * Four-eyes (D20): when the amount with the client's one-step approvals of the last 24 hours is above
+ * WITHDRAWAL_SECOND_APPROVAL (issue 20 finding 3), the first approval (finance.view) only moves the request to
  * awaiting_second_approval (the hold stays, the first approver and the time are recorded); the same person again is
- * refused (409); a different person with finance.approve then approves it. Issue 9 finding 2 applies to both.
+ * refused (409); a different person with finance.approve then approves it. Issue 9 finding 2 applies to both, and a
+ * first approval that nobody else could complete is refused (issue 20 finding 4). The client row is locked, so two
+ * approvals of one client's requests are summed one after the other.
  */
 export async function approveWithdrawRequest(
   deps: WithdrawalDeps,
@@ -446,17 +384,14 @@ export async function approveWithdrawRequest(
 ): Promise<StaffWithdrawRequest> {
   return deps.db.transaction().execute(async (trx) => {
     const row = await lockPending(trx, actor, id);
+    await trx.selectFrom('clients').select('id').where('id', '=', Number(row.client_id)).forUpdate().execute();
     const second = row.status === 'awaiting_second_approval';
-    if (second) {
-      if (row.first_approved_by !== null && row.first_approved_by === actor.id) {
-        throw new HttpError(409, 'withdraw_second_approver_same');
-      }
-      if (actor.role !== 'system' && !can(actor.role, 'finance.approve')) {
-        throw new HttpError(403, 'withdraw_second_approval_forbidden');
-      }
+    const threshold = deps.secondApprovalCents ?? 0;
+    const decision = (await approvalDecisions(trx, actor, threshold, [row], { withOthers: false })).get(id)!;
+    if (decision.approve_blocked) {
+      const status = decision.approve_blocked === 'withdraw_second_approval_forbidden' ? 403 : 409;
+      throw new HttpError(status, decision.approve_blocked);
     }
-    const involvement = await recentInvolvement(trx, actor, Number(row.client_id), Number(row.account_id));
-    if (involvement) throw new HttpError(409, `withdraw_approver_${involvement}`);
     const before = {
       status: row.status,
       client_id: Number(row.client_id),
@@ -464,7 +399,7 @@ export async function approveWithdrawRequest(
       card_last4: row.card_last4,
       ...(second ? { first_approved_by: row.first_approved_by, first_approved_at: iso(row.first_approved_at) } : {}),
     };
-    if (!second && actor.role !== 'system' && needsTwoApprovers(deps, Number(row.amount_cents))) {
+    if (!second && decision.needs_second_approval) {
       await trx
         .updateTable('withdraw_requests')
         .set({ status: 'awaiting_second_approval', first_approved_by: actor.id, first_approved_at: sql`now()` })

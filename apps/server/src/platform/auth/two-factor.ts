@@ -13,8 +13,14 @@ export const TOTP_ISSUER = 'Brokerage CRM';
 export const RECOVERY_CODE_COUNT = 10;
 /** A challenge (the step between the password and the code) lives this long. */
 export const CHALLENGE_SECONDS = 5 * 60;
-/** Wrong codes one challenge survives; then the password must be typed again. */
-export const CHALLENGE_MAX_WRONG_CODES = 5;
+/**
+ * Codes one challenge lets be checked; then the password must be typed again. Counted before a code is checked, in one
+ * statement (issue 20 §8), so parallel calls on one challenge check no more than this many.
+ */
+export const CHALLENGE_MAX_CODES = 5;
+/** Wrong codes one account survives in a window, over all its challenges and addresses (issue 20 §8). */
+export const ACCOUNT_MAX_WRONG_CODES = 20;
+export const ACCOUNT_WRONG_CODES_WINDOW_SECONDS = 60 * 60;
 
 function totpOf(secretBase32: string, label = 'user'): TOTP {
   return new TOTP({

@@ -13,6 +13,18 @@ export type BusEvent =
   | { type: 'price.tick'; symbol: string; price: string; at: string }
   | { type: LiveUserEventType; user_id: string; payload: Record<string, unknown> }
   /**
+   * A hint (issue 21 §7): the trading account of `user_id` changed (a trade placed, settled or voided, a balance
+   * moved), committed up to its live sequence `seq` when given. The sockets read what changed from the database
+   * (platform/ws/replay.ts), so a lost hint loses nothing but time: the gateway also re-reads after the bus reconnects
+   * and every LIVE_RESYNC_MS.
+   */
+  | { type: 'account.changed'; user_id: string; account_id?: number; seq?: number }
+  /**
+   * Emitted by the bus itself, never sent: its listening connection is back after being lost (and at start), so
+   * whatever was announced meanwhile may have been missed.
+   */
+  | { type: 'bus.reconnected' }
+  /**
    * Who sees which client may have changed (a reassignment, a staff member's role or deletion): every process
    * re-checks its staff sockets' watched accounts at once (issue 9 finding 4).
    */
@@ -89,13 +101,24 @@ export const PUBLISH_WINDOW_MS = 5;
 export const HEARTBEAT_MS = 200;
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
 export const MAX_NOTIFY_BYTES = 7900;
+/** The longest wait before the listening connection is tried again, and before a failed publish is retried. */
+export const MAX_BACKOFF_MS = 1000;
+/** Events kept for a retry while publishing fails; beyond it the oldest go (the sockets' resync covers them). */
+export const MAX_RETRY_EVENTS = 10_000;
+
+/** The wait before the next attempt after one that waited `previousMs` (0: the first): 100 ms, doubling, at most 1 s. */
+export function nextBackoffMs(previousMs: number): number {
+  return Math.min(previousMs > 0 ? previousMs * 2 : 100, MAX_BACKOFF_MS);
+}
 
 /**
  * Several processes over one PostgreSQL: every event is a NOTIFY on one channel, and every process (the publisher too)
  * receives it through its own LISTEN connection, so all handlers see the same stream. Publishing goes through the
- * pool, batched: the events of PUBLISH_WINDOW_MS are one statement. A payload too large for NOTIFY loses its
- * payload (the screens refetch anyway). A lost listening connection is reconnected with backoff; events sent while it
- * was down are missed, which the polling fallback covers.
+ * pool, batched: the events of PUBLISH_WINDOW_MS are one statement; a batch that could not be sent is sent again
+ * (backoff up to 1 s). A payload too large for NOTIFY loses its payload (the screens refetch anyway). A lost listening
+ * connection is reconnected with backoff up to 1 s; events sent while it was down are missed by this process, so once
+ * it listens again the bus emits 'bus.reconnected' and the socket gateway re-reads its sockets' streams from the
+ * database (issue 21 §7).
  */
 export class PgBus implements EventBus {
   readonly kind = 'postgres' as const;
@@ -106,6 +129,8 @@ export class PgBus implements EventBus {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private queue: string[] = [];
   private flushing: Promise<void> | null = null;
+  private publishBackoffMs = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
   private listening: Promise<void> | null = null;
   /** When the last answered heartbeat on the listening connection was sent (see announcedSince). */
   private heardAt: number | null = null;
@@ -148,8 +173,10 @@ export class PgBus implements EventBus {
       this.client = client;
       this.backoffMs = 0;
       this.heardAt = sent;
-      // Whatever was announced while no connection listened is lost: the caches built meanwhile go.
+      // Whatever was announced while no connection listened is lost: the caches built meanwhile go, and the sockets
+      // re-read what they may have missed.
       this.handlers.emit({ type: 'auth.changed' });
+      this.handlers.emit({ type: 'bus.reconnected' });
       this.heartbeat ??= setInterval(() => this.beat(), HEARTBEAT_MS);
       this.heartbeat.unref();
     } catch (err) {
@@ -193,7 +220,7 @@ export class PgBus implements EventBus {
     client.removeAllListeners('notification');
     client.end().catch(() => undefined);
     if (this.closed || this.reconnectTimer) return;
-    this.backoffMs = Math.min(this.backoffMs ? this.backoffMs * 2 : 250, 10_000);
+    this.backoffMs = nextBackoffMs(this.backoffMs);
     this.options.log?.warn({ err, retryInMs: this.backoffMs }, 'event bus connection lost; reconnecting');
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
@@ -203,7 +230,7 @@ export class PgBus implements EventBus {
   }
 
   publish(event: BusEvent): void {
-    if (this.closed) return;
+    if (this.closed || event.type === 'bus.reconnected') return;
     let json = JSON.stringify(event);
     if (Buffer.byteLength(json) > MAX_NOTIFY_BYTES && 'user_id' in event)
       json = JSON.stringify({ ...event, payload: {} });
@@ -212,10 +239,14 @@ export class PgBus implements EventBus {
       return;
     }
     this.queue.push(json);
-    if (this.queue.length === 1) setTimeout(() => void this.flush(), PUBLISH_WINDOW_MS);
+    if (this.queue.length === 1 && !this.retryTimer) setTimeout(() => void this.flush(), PUBLISH_WINDOW_MS);
   }
 
-  /** Sends what is queued; the events of one batch reach listeners in order. */
+  /**
+   * Sends what is queued; the events of one batch reach listeners in order. A batch that fails (the database away)
+   * goes back to the head of the queue, without its price ticks (stale by then), and is tried again after a backoff
+   * of up to MAX_BACKOFF_MS, with what was queued meanwhile.
+   */
   flush(): Promise<void> {
     const run = (this.flushing ?? Promise.resolve()).then(async () => {
       const batch = this.queue;
@@ -225,8 +256,23 @@ export class PgBus implements EventBus {
         await sql`select pg_notify(${this.channel}, p) from unnest(${sql.val(batch)}::text[]) as t(p)`.execute(
           this.options.db,
         );
+        this.publishBackoffMs = 0;
       } catch (err) {
-        this.options.log?.error({ err, events: batch.length }, 'could not publish events');
+        if (this.closed) return;
+        const kept = batch.filter((json) => !json.startsWith('{"type":"price.tick"'));
+        this.queue = [...kept, ...this.queue].slice(-MAX_RETRY_EVENTS);
+        this.publishBackoffMs = nextBackoffMs(this.publishBackoffMs);
+        this.options.log?.error(
+          { err, events: batch.length, retryInMs: this.publishBackoffMs },
+          'could not publish events; retrying',
+        );
+        if (!this.retryTimer && this.queue.length > 0) {
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = null;
+            void this.flush();
+          }, this.publishBackoffMs);
+          this.retryTimer.unref();
+        }
       }
     });
     this.flushing = run;
@@ -240,6 +286,7 @@ export class PgBus implements EventBus {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heardAt = null;

@@ -25,10 +25,9 @@ export interface CardVaultOptions {
   dataDir: string;
 }
 
-function decodeKey(text: string, where: string): Buffer {
+function decodeKey(text: string, where: string, what = 'the card encryption key'): Buffer {
   const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== KEY_BYTES)
-    throw new Error(`${where}: the card encryption key must be ${KEY_BYTES} bytes in base64`);
+  if (key.length !== KEY_BYTES) throw new Error(`${where}: ${what} must be ${KEY_BYTES} bytes in base64`);
   return key;
 }
 
@@ -36,11 +35,11 @@ function decodeKey(text: string, where: string): Buffer {
  * Reads the key file, or creates it with a new random key. Creation is atomic (written to a temporary file, then
  * hard-linked into place), so two processes starting together end up with the same key.
  */
-export function loadOrCreateKeyFile(file: string): Buffer {
-  if (fs.existsSync(file)) return decodeKey(fs.readFileSync(file, 'utf8'), file);
+export function loadOrCreateKeyFile(file: string, what?: string): Buffer {
+  if (fs.existsSync(file)) return decodeKey(fs.readFileSync(file, 'utf8'), file, what);
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.card.key.${process.pid}.${randomBytes(6).toString('hex')}`);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}`);
   fs.writeFileSync(tmp, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   fs.chmodSync(tmp, 0o600);
   try {
@@ -50,7 +49,7 @@ export function loadOrCreateKeyFile(file: string): Buffer {
   } finally {
     fs.rmSync(tmp, { force: true });
   }
-  return decodeKey(fs.readFileSync(file, 'utf8'), file);
+  return decodeKey(fs.readFileSync(file, 'utf8'), file, what);
 }
 
 export class CardVault {

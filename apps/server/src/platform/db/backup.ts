@@ -2,17 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_EXTENSIONS } from './index.js';
+import { checkpointFile } from '../audit/checkpoints.js';
 
 /**
  * Backups of the embedded database (issue 13 item 6). One file:
  *
  *   line 1: `brokerage-backup v1`
- *   line 2: a JSON header {created_at, database_bytes, card_key} — card_key is the content of DATA_DIR/keys/card.key
- *           (base64 text) or null when there is none (CARD_ENCRYPTION_KEY configured, or no card stored yet)
+ *   line 2: a JSON header {created_at, database_bytes, card_key, audit_key, audit_checkpoints} — card_key is the
+ *           content of DATA_DIR/keys/card.key (base64 text) or null when there is none (CARD_ENCRYPTION_KEY
+ *           configured, or no card stored yet); audit_key likewise of DATA_DIR/keys/audit.key (AUDIT_CHAIN_KEY), and
+ *           audit_checkpoints the content of DATA_DIR/audit-checkpoints.log or null (issue 20 §7: the chain of the
+ *           restored database verifies only with its key and against its own checkpoints)
  *   then:   PGlite's dumpDataDir('gzip'): a gzipped tar of the data directory, taken after a checkpoint by the one
  *           process that has the database open — a consistent copy.
  *
- * The file holds the card key: it is written with mode 0600 and must be kept like the key itself (docs/operations.md).
+ * The file holds the keys: it is written with mode 0600 and must be kept like the keys themselves (docs/operations.md).
  */
 const MAGIC = 'brokerage-backup v1';
 
@@ -20,6 +24,9 @@ export interface BackupHeader {
   created_at: string;
   database_bytes: number;
   card_key: string | null;
+  /** Issue 20 §7; absent in backups made before it (read as null). */
+  audit_key: string | null;
+  audit_checkpoints: string | null;
 }
 
 export function pgdataDir(dataDir: string): string {
@@ -30,16 +37,23 @@ export function cardKeyFile(dataDir: string): string {
   return path.join(dataDir, 'keys', 'card.key');
 }
 
+export function auditKeyFile(dataDir: string): string {
+  return path.join(dataDir, 'keys', 'audit.key');
+}
+
+const readIfThere = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null);
+
 /** Writes the backup of an open embedded database to `file` (atomically: a temporary file renamed into place). */
 export async function writeBackup(pglite: PGlite, dataDir: string, file: string): Promise<BackupHeader> {
   await pglite.query('checkpoint');
   const dump = await pglite.dumpDataDir('gzip');
   const database = Buffer.from(await dump.arrayBuffer());
-  const keyFile = cardKeyFile(dataDir);
   const header: BackupHeader = {
     created_at: new Date().toISOString(),
     database_bytes: database.length,
-    card_key: fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : null,
+    card_key: readIfThere(cardKeyFile(dataDir))?.trim() ?? null,
+    audit_key: readIfThere(auditKeyFile(dataDir))?.trim() ?? null,
+    audit_checkpoints: readIfThere(checkpointFile(dataDir)),
   };
   const tmp = `${file}.partial-${process.pid}`;
   const fd = fs.openSync(tmp, 'w', 0o600);
@@ -67,6 +81,8 @@ export function readBackup(file: string): { header: BackupHeader; database: Buff
   } catch {
     throw new Error(`${file}: the backup header is damaged`);
   }
+  header.audit_key ??= null;
+  header.audit_checkpoints ??= null;
   const database = buf.subarray(second + 1);
   if (database.length !== header.database_bytes)
     throw new Error(
@@ -83,18 +99,27 @@ export interface RestoreResult {
 
 /**
  * Replaces the embedded database of `dataDir` with the backup's. The current database is not deleted: it is moved
- * to `pgdata.before-restore-<time>` (and its card key beside it), so a restore by mistake can be undone by hand.
+ * to `pgdata.before-restore-<time>` (and its keys and audit checkpoints beside it), so a restore by mistake can be
+ * undone by hand. The checkpoints are always replaced by the backup's (none if it had none): those of the replaced
+ * database name rows the restored one never had.
  */
 export async function restoreBackup(file: string, dataDir: string): Promise<RestoreResult> {
   const { header, database } = readBackup(file);
   const dir = pgdataDir(dataDir);
   const keyFile = cardKeyFile(dataDir);
+  const auditKey = auditKeyFile(dataDir);
+  const checkpoints = checkpointFile(dataDir);
   let movedAside: string | null = null;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
     movedAside = `${dir}.before-restore-${stamp}`;
     fs.renameSync(dir, movedAside);
     if (fs.existsSync(keyFile)) fs.copyFileSync(keyFile, path.join(movedAside, 'card.key.before-restore'));
+    if (fs.existsSync(auditKey)) fs.copyFileSync(auditKey, path.join(movedAside, 'audit.key.before-restore'));
+  }
+  if (fs.existsSync(checkpoints)) {
+    if (movedAside) fs.copyFileSync(checkpoints, path.join(movedAside, 'audit-checkpoints.log.before-restore'));
+    fs.rmSync(checkpoints);
   }
   fs.mkdirSync(dir, { recursive: true });
   const pglite = new PGlite(dir, {
@@ -107,10 +132,13 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
   } finally {
     await pglite.close();
   }
-  if (header.card_key !== null) {
-    fs.mkdirSync(path.dirname(keyFile), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(keyFile, `${header.card_key}\n`, { mode: 0o600 });
-    fs.chmodSync(keyFile, 0o600);
-  }
+  const writeSecret = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, text, { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+  };
+  if (header.card_key !== null) writeSecret(keyFile, `${header.card_key}\n`);
+  if (header.audit_key !== null) writeSecret(auditKey, `${header.audit_key}\n`);
+  if (header.audit_checkpoints !== null) writeSecret(checkpoints, header.audit_checkpoints);
   return { header, movedAside };
 }

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { withAuditChain } from '../audit/stamping.js';
 import * as m0001 from './migrations/2026-11-22T0001-foundation.js';
 import * as m0002 from './migrations/2026-11-22T0002-trading.js';
 import * as m0003 from './migrations/2026-11-22T0003-funds-messages.js';
@@ -23,6 +24,12 @@ import * as m0017 from './migrations/2026-11-25T0017-four-eyes.js';
 import * as m0018 from './migrations/2026-11-25T0018-audit-chain.js';
 import * as m0019 from './migrations/2026-11-25T0019-deposit-intents.js';
 import * as m0020 from './migrations/2026-11-28T0020-auth-announce.js';
+import * as m0021 from './migrations/2026-11-28T0021-staff-logins-bound-credits.js';
+import * as m0022 from './migrations/2026-11-28T0022-candles-1h-postback-event-id.js';
+import * as m0023 from './migrations/2026-11-28T0023-audit-key-otp-attempts.js';
+import * as m0024 from './migrations/2026-11-28T0024-void-requests.js';
+import * as m0025 from './migrations/2026-11-28T0025-feed-lease-watermark.js';
+import * as m0026 from './migrations/2026-11-28T0026-live-sequence.js';
 
 export type Db = Kysely<Database>;
 
@@ -42,6 +49,12 @@ export interface OpenDbOptions {
   /** Directory for the embedded database; `memory` keeps it in memory (tests). */
   dataDir: string | 'memory';
   poolSize?: number;
+  /** PostgreSQL: opening a connection, or waiting for a free one of the pool, fails after this many ms (0/unset: never). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: every statement is cancelled by the server past this many ms (statement_timeout; 0/unset: never). */
+  statementTimeoutMs?: number;
+  /** Where a lost connection is reported; by default one line on stderr. */
+  onConnectionError?: (err: Error) => void;
 }
 
 /** pg_trgm (contrib, bundled with PGlite) backs the clients search indexes of migration 0005. */
@@ -50,13 +63,29 @@ const extensions = PGLITE_EXTENSIONS;
 
 export async function openDb(options: OpenDbOptions): Promise<DbHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-    // An idle connection the server closes (restart, failover, admin command) must not crash the process: the pool
-    // drops it and opens a new one on the next query. Without a listener, pg re-throws it as an uncaught error.
-    pool.on('error', (err) => {
-      console.error(`database connection lost: ${err.message}`);
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      application_name: 'brokerage',
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      // A peer that vanished without a reset (a partition, a dead host) is found out by TCP keepalive.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const report =
+      options.onConnectionError ?? ((err: Error) => console.error(`database connection lost: ${err.message}`));
+    // A connection the server closes (restart, failover, pg_terminate_backend) must not end the process (issue 21 §1).
+    // pg-pool listens for errors only on idle clients and takes its listener off a client it hands out, so a
+    // connection lost while checked out (inside a transaction, say) was an unhandled 'error' event. This listener
+    // stays for the client's whole life; the statement in flight fails with the error itself (answered 503), and the
+    // pool drops the broken client when it is released and opens a new one when needed.
+    pool.on('connect', (client) => {
+      client.on('error', report);
+    });
+    // The pool re-emits an idle client's error, already reported by the client's own listener above.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: withAuditChain(new PostgresDialect({ pool })) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   let pglite: PGlite;
@@ -68,8 +97,16 @@ export async function openDb(options: OpenDbOptions): Promise<DbHandle> {
     pglite = new PGlite(dir, { extensions });
   }
   await pglite.waitReady;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: withAuditChain(new PGliteDialect(pglite)) });
   return { db, kind: 'pglite', close: () => db.destroy(), pglite };
+}
+
+/**
+ * Bounds the statements of the rest of the caller's transaction by `ms` instead of DB_STATEMENT_TIMEOUT_MS (0: no
+ * bound): SET LOCAL statement_timeout, for the few known long statements (exports, imports, a rollup rebuild).
+ */
+export async function setLocalStatementTimeout(trx: Db, ms: number): Promise<void> {
+  await sql`select set_config('statement_timeout', ${String(Math.max(0, Math.round(ms)))}, true)`.execute(trx);
 }
 
 /** Migrations are listed here in order; each file is forward-only and never imports application code. */
@@ -91,6 +128,12 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0018-audit-chain': m0018,
   '2026-11-25T0019-deposit-intents': m0019,
   '2026-11-28T0020-auth-announce': m0020,
+  '2026-11-28T0021-staff-logins-bound-credits': m0021,
+  '2026-11-28T0022-candles-1h-postback-event-id': m0022,
+  '2026-11-28T0023-audit-key-otp-attempts': m0023,
+  '2026-11-28T0024-void-requests': m0024,
+  '2026-11-28T0025-feed-lease-watermark': m0025,
+  '2026-11-28T0026-live-sequence': m0026,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

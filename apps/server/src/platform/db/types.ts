@@ -59,6 +59,9 @@ export interface TwoFactorTable {
   /** bigint: the newest accepted 30-second step. */
   last_step: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   created_at: Generated<Timestamp>;
+  /** Issue 20 §8: wrong codes (and codes being checked) of this account since code_failures_since (one hour). */
+  code_failures: Generated<number>;
+  code_failures_since: Timestamp | null;
 }
 
 export interface TwoFactorRecoveryCodesTable {
@@ -75,7 +78,8 @@ export interface LoginChallengesTable {
   purpose: 'enroll' | 'otp';
   expires_at: Timestamp;
   used_at: Timestamp | null;
-  wrong_codes: Generated<number>;
+  /** Issue 20 §8: codes tried on this challenge, counted before each is checked (migration 0023). */
+  attempts: Generated<number>;
   ip: string | null;
   created_at: Generated<Timestamp>;
 }
@@ -100,7 +104,10 @@ export interface AuditLogTable {
   before: Json;
   after: Json;
   ip: string | null;
-  /** Issue 13: place in the tamper-evident chain, stamped at commit by a deferred trigger (migration 0018). */
+  /**
+   * Issue 13: place in the tamper-evident chain, stamped at commit (migration 0018); since issue 20 §7 by the server's
+   * driver with the chain key (platform/audit/stamping.ts), by the deferred trigger only for rows written past it.
+   */
   seq: ColumnType<string | null, never, never>; // bigint
   prev_hash: ColumnType<string | null, never, never>;
   hash: ColumnType<string | null, never, never>;
@@ -139,6 +146,8 @@ export interface ClientsTable {
   identity_verified: Generated<boolean>;
   identity_verified_at: Timestamp | null;
   identity_verified_by: string | null;
+  /** Issue 20 finding 1: who created the client's login on the card ('Register user'); null for a self-registration. */
+  login_created_by: Generated<string | null>;
 }
 
 /** A bigint column: the pg driver returns a string, PGlite a number; services read it with Number(). */
@@ -159,6 +168,8 @@ export interface TradingAccountsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   last_activity: Timestamp | null;
+  /** Issue 21 §7: raised by every transaction that changes the account (migration 0026, the live-update sequence). */
+  live_seq: GeneratedBigint;
 }
 
 export type LedgerKind =
@@ -209,6 +220,26 @@ export interface Candles1mTable {
   close: Numeric;
 }
 
+/** Hourly candles kept beside candles_1m by the tick flush (issue 20 §6, migration 0022). */
+export interface Candles1hTable {
+  symbol: string;
+  hour: Timestamp;
+  open: Numeric;
+  high: Numeric;
+  low: Numeric;
+  close: Numeric;
+}
+
+/** Single-leader jobs' leases and the price feed's durable watermark (migration 0025, D22). */
+export interface LeaderLeasesTable {
+  name: string;
+  holder: Generated<string>;
+  fence: Generated<Bigint>;
+  expires_at: Generated<Timestamp>;
+  locked: Generated<boolean>;
+  watermark: Timestamp | null;
+}
+
 export interface TradesTable {
   id: GeneratedBigint;
   account_id: Bigint;
@@ -220,7 +251,7 @@ export interface TradesTable {
   strike_price: Numeric;
   strike_at: Timestamp;
   expires_at: Timestamp;
-  status: Generated<'active' | 'won' | 'lost' | 'tie' | 'voided'>;
+  status: Generated<'active' | 'won' | 'lost' | 'tie' | 'no_price' | 'voided'>;
   close_price: Numeric | null;
   close_at: Timestamp | null;
   profit_cents: Bigint | null;
@@ -230,6 +261,9 @@ export interface TradesTable {
   void_reason: string | null;
   voided_by: string | null;
   created_at: Timestamp;
+  /** The account's live_seq of the transaction that placed the trade, and of its latest change (migration 0026). */
+  opened_seq: GeneratedBigint;
+  live_seq: GeneratedBigint;
 }
 
 export interface WithdrawRequestsTable {
@@ -311,6 +345,25 @@ export interface ManualCreditsTable {
   decided_by_name: Generated<string | null>;
   decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   cancel_reason: Generated<string | null>;
+  ledger_entry_id: ColumnType<string | number | null, string | number | null | undefined, string | number | null>;
+  /** Issue 20 finding 2: the credit that replaced this one when its deposit's amount was edited while it waited. */
+  replaced_by: ColumnType<string | number | null, string | number | null | undefined, string | number | null>;
+}
+
+/** Issue 20 finding 11: a void of an active trade waiting for a second staff member (migration 0024). */
+export interface TradeVoidRequestsTable {
+  id: GeneratedBigint;
+  trade_id: Bigint;
+  account_id: Bigint;
+  status: Generated<'pending' | 'confirmed' | 'rejected' | 'lapsed'>;
+  reason: string;
+  requested_by: string | null;
+  requested_by_name: string;
+  requested_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  decided_by: Generated<string | null>;
+  decided_by_name: Generated<string | null>;
+  decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  reject_reason: Generated<string | null>;
   ledger_entry_id: ColumnType<string | number | null, string | number | null | undefined, string | number | null>;
 }
 
@@ -404,6 +457,8 @@ export interface PostbackEventsTable {
   client_id: Bigint;
   event: PostbackEvent;
   payload: Json;
+  /** Stable across retries, sent as X-Event-Id and body event_id (issue 20 §11, migration 0022). */
+  event_id: Generated<string>;
   status: Generated<'pending' | 'delivered' | 'failed'>;
   attempts: Generated<number>;
   next_attempt_at: Generated<Date>;
@@ -471,7 +526,9 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   price_ticks: PriceTicksTable;
   candles_1m: Candles1mTable;
+  candles_1h: Candles1hTable;
   trades: TradesTable;
+  leader_leases: LeaderLeasesTable;
   withdraw_requests: WithdrawRequestsTable;
   deposit_methods: DepositMethodsTable;
   client_messages: ClientMessagesTable;
@@ -492,6 +549,7 @@ export interface Database {
   dashboard_deposits_monthly: DashboardDepositsDailyTable;
   dashboard_settings: DashboardSettingsTable;
   manual_credits: ManualCreditsTable;
+  trade_void_requests: TradeVoidRequestsTable;
 }
 
 /** D21: a client's confirmed top-up, for staff to follow up (migration 0019). Not money. */

@@ -1,7 +1,8 @@
 import { validationMessage } from '@brokerage/shared';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { HttpError } from './errors.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { HttpError, RETRY_AFTER_SECONDS } from './errors.js';
 import { errorMessage, langOf, type ErrorCode } from './messages.js';
 
 function send(reply: FastifyReply, request: FastifyRequest, status: number, code: ErrorCode, params = {}) {
@@ -55,6 +56,20 @@ export function registerErrorHandler(app: FastifyInstance): void {
         return send(reply, request, 415, 'unsupported_media_type');
     }
     if (error.statusCode === 429) return send(reply, request, 429, 'rate_limited');
+    // Issue 21 §5: the route's time bound (REQUEST_TIMEOUT_MS) passed; the work may still finish behind this answer.
+    if (error.code === 'FST_ERR_HANDLER_TIMEOUT') {
+      request.log.warn({ url: request.url }, 'request timed out');
+      const seconds = Math.round((request.routeOptions.handlerTimeout || 0) / 1000);
+      return send(reply.header('retry-after', String(RETRY_AFTER_SECONDS)), request, 503, 'request_timeout', {
+        seconds,
+      });
+    }
+    // Issue 21 §1: a lost connection, a database starting or stopping, a connect or statement timeout. The call's
+    // transaction is rolled back by PostgreSQL (or its commit is unknown: a retry with its Idempotency-Key is safe).
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+      return send(reply.header('retry-after', String(RETRY_AFTER_SECONDS)), request, 503, 'database_unavailable');
+    }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       // Fastify's own 4xx (bad URL encoding, bad headers): say what it said, it names the problem.
       return reply.status(error.statusCode).send({ detail: error.message, code: error.code ?? 'bad_request' });

@@ -1,5 +1,8 @@
 import type { ErrorCode } from './messages.js';
 
+/** The Retry-After (seconds) of a 503 answered because the database is lost or slow, or a request timed out. */
+export const RETRY_AFTER_SECONDS = 2;
+
 /** A refusal with a status the caller should see; the error handler turns it into {detail, code}. */
 export class HttpError extends Error {
   constructor(

@@ -1,15 +1,74 @@
 import type { FastifyServerOptions } from 'fastify';
 
-/** Query parameters whose values never reach a log line (affiliate tokens travel in the query string). */
-const SECRET_QUERY = /([?&](?:token|access_token|password|key|api_key)=)[^&]*/gi;
+/** Query parameters whose values never reach a log line, compared on decoded names (case-insensitive). */
+const SECRET_QUERY_NAMES = new Set(['token', 'access_token', 'password', 'key', 'api_key']);
+/** A request line names at most this many query parameters, each cut to this length. */
+const MAX_QUERY_NAMES = 20;
+const MAX_NAME_LENGTH = 64;
 
+/**
+ * A query parameter's name as the server reads it (find-my-way's fast-querystring): `+` is a space, then
+ * percent-decoded; a malformed encoding stays as sent. So `%74oken` is `token`, here and in the route alike.
+ */
+function decodeName(raw: string): string {
+  const name = raw.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/** The names of a URL's query parameters, decoded, each once, in order. */
+export function queryNames(url: string): string[] {
+  const at = url.indexOf('?');
+  if (at < 0) return [];
+  const names = new Set<string>();
+  for (const pair of url.slice(at + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const raw = eq < 0 ? pair : pair.slice(0, eq);
+    if (raw === '' && eq < 0) continue;
+    names.add(decodeName(raw));
+  }
+  return [...names];
+}
+
+/** A URL with the values of secret query parameters masked, the names compared decoded (`?%74oken=` is masked). */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]');
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const pairs = url
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      const raw = pair.slice(0, eq);
+      return SECRET_QUERY_NAMES.has(decodeName(raw).toLowerCase()) ? `${raw}=[redacted]` : pair;
+    });
+  return `${url.slice(0, at)}?${pairs.join('&')}`;
 }
 
 /**
- * pino settings: request lines carry method, path (secrets masked), IP and status, never headers or bodies,
- * and any field named like a secret is censored wherever it appears.
+ * The request part of a log line (issue 20 §10): method, path, the NAMES of the query parameters and the address —
+ * never a query value (tokens, and the e-mails and phones of searches, travel there), headers or the body.
+ */
+export function requestLogFields(request: { method: string; url?: string; ip?: string }) {
+  const url = request.url ?? '';
+  const at = url.indexOf('?');
+  const path = at < 0 ? url : url.slice(0, at);
+  const names = queryNames(url);
+  return {
+    method: request.method,
+    path,
+    ...(names.length > 0 ? { query: names.slice(0, MAX_QUERY_NAMES).map((n) => n.slice(0, MAX_NAME_LENGTH)) } : {}),
+    ip: request.ip,
+  };
+}
+
+/**
+ * pino settings: request lines carry method, path, query parameter names, IP and status, never query values,
+ * headers or bodies, and any field named like a secret is censored wherever it appears.
  */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   if (level === 'silent') return false;
@@ -33,9 +92,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       censor: '[redacted]',
     },
     serializers: {
-      req(request: { method: string; url: string; ip?: string }) {
-        return { method: request.method, url: redactUrl(request.url), ip: request.ip };
-      },
+      req: requestLogFields,
       res(reply: { statusCode: number }) {
         return { statusCode: reply.statusCode };
       },

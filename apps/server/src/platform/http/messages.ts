@@ -39,6 +39,14 @@ export const ERROR_MESSAGES = {
     en: 'This sign-in step has expired or was already used. Sign in again with your password.',
   },
   otp_invalid: { ru: 'Неверный код', en: 'Incorrect code' },
+  otp_attempts_exhausted: {
+    ru: 'Слишком много попыток ввода кода. Войдите заново с паролем.',
+    en: 'Too many codes tried. Sign in again with your password.',
+  },
+  otp_account_limited: {
+    ru: 'Слишком много неверных кодов для этой учётной записи. Повторите через {seconds} с.',
+    en: 'Too many wrong codes for this account. Try again in {seconds} s.',
+  },
   password_invalid: { ru: 'Неверный пароль', en: 'Incorrect password' },
   two_factor_already_enabled: {
     ru: 'Двухфакторный вход уже включен',
@@ -134,6 +142,19 @@ export const ERROR_MESSAGES = {
     ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы меняли пароль этого клиента. Одобрить должен другой сотрудник',
     en: "You cannot approve this request: you changed this client's password in the last 30 days. Another staff member must approve it",
   },
+  // Issue 20 findings 1 and 4
+  withdraw_approver_login_created: {
+    ru: 'Вы не можете одобрить эту заявку: за последние 30 дней вы создали логин этого клиента. Одобрить должен другой сотрудник',
+    en: "You cannot approve this request: you created this client's login in the last 30 days. Another staff member must approve it",
+  },
+  withdraw_no_second_approver: {
+    ru: 'Ваше одобрение было бы первым, а второе дать некому: нужен ещё один сотрудник с правом финансового одобрения, не работавший с деньгами клиента 30 дней',
+    en: "Your approval would be the first, and nobody could give the second: it needs another staff member with the finance approval right who has not worked with the client's money for 30 days",
+  },
+  identity_verifier_created_login: {
+    ru: 'Вы создали логин этого клиента: подтвердить его личность должен другой сотрудник с правом финансового одобрения',
+    en: "You created this client's login: another staff member with the finance approval right must confirm the identity",
+  },
   dashboard_unknown_manager: {
     ru: 'manager_id: такого сотрудника нет',
     en: 'manager_id: no such staff member',
@@ -151,6 +172,10 @@ export const ERROR_MESSAGES = {
   bad_date_range: {
     ru: 'Начало периода должно быть раньше его конца',
     en: 'The start of the period must be before its end',
+  },
+  date_out_of_range: {
+    ru: '{field}: дата должна быть между {min} и {max}',
+    en: '{field}: the date must be between {min} and {max}',
   },
   idempotency_key_invalid: {
     ru: 'Некорректный заголовок Idempotency-Key: от 1 до 200 печатных символов ASCII',
@@ -204,6 +229,32 @@ export const ERROR_MESSAGES = {
   manual_credit_already_cancelled: {
     ru: 'Начисление уже отменено',
     en: 'The credit has already been cancelled',
+  },
+  credit_amount_changed: {
+    ru: 'Сумма начисления изменилась: вы подтверждаете {seen}, а к зачислению теперь {amount}. Обновите список и проверьте сумму',
+    en: 'The amount of the credit has changed: you confirm {seen}, it now stands at {amount}. Reload the list and check the amount',
+  },
+  // Voids take two people (issue 20 finding 11)
+  void_request_not_found: { ru: 'Запрос на аннулирование не найден', en: 'Void request not found' },
+  void_request_pending: {
+    ru: 'Аннулирование этой сделки уже ждет подтверждения второго сотрудника',
+    en: "This trade's void is already waiting for a second staff member's confirmation",
+  },
+  void_request_own: {
+    ru: 'Нельзя подтвердить аннулирование, которое вы запросили: это должен сделать другой сотрудник',
+    en: 'You cannot confirm a void you asked for: another staff member must confirm it',
+  },
+  void_request_already_confirmed: {
+    ru: 'Аннулирование уже подтверждено',
+    en: 'The void has already been confirmed',
+  },
+  void_request_already_rejected: {
+    ru: 'Запрос на аннулирование уже отклонен',
+    en: 'The void request has already been rejected',
+  },
+  void_request_lapsed: {
+    ru: 'Сделка закрылась по экспирации раньше, чем аннулирование подтвердили: запрос больше не действует, ничего не возвращено',
+    en: 'The trade settled at expiry before the void was confirmed: the request has lapsed and nothing was returned',
   },
   // Deposit methods and client messages (back-office.md §2.15)
   deposit_method_not_found: { ru: 'Способ пополнения не найден', en: 'Deposit method not found' },
@@ -275,6 +326,10 @@ export const ERROR_MESSAGES = {
   upload_missing_columns: {
     ru: 'В файле нет обязательных столбцов: {columns}',
     en: 'Missing required columns: {columns}',
+  },
+  upload_unpacked_too_large: {
+    ru: 'Книга «{name}» в распакованном виде больше {max} МБ',
+    en: 'The workbook "{name}" unpacks to more than {max} MB',
   },
   upload_too_many_rows: {
     ru: 'В файле больше {max} строк: разделите его на несколько файлов',
@@ -374,6 +429,15 @@ export const ERROR_MESSAGES = {
   },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
+  // Issue 21 §1, §5: a lost or slow database, a request past its time bound (503 with Retry-After)
+  database_unavailable: {
+    ru: 'База данных временно недоступна. Повторите через несколько секунд; повтор с тем же Idempotency-Key безопасен',
+    en: 'The database is temporarily unavailable. Try again in a few seconds; a retry with the same Idempotency-Key is safe',
+  },
+  request_timeout: {
+    ru: 'Нет ответа за {seconds} с: сервер перегружен или база данных отвечает медленно. Повторите позже; повтор с тем же Idempotency-Key безопасен',
+    en: 'No answer within {seconds} s: the server is busy or its database is slow. Try again later; a retry with the same Idempotency-Key is safe',
+  },
 } as const satisfies Record<string, Record<Lang, string>>;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;

@@ -51,7 +51,8 @@ const STATUS_TEXT: Record<string, string> = {
   '413': 'Too large',
   '422': 'Unprocessable',
   '429': 'Too many requests: wait the Retry-After seconds',
-  '503': 'Temporarily unavailable',
+  '503':
+    'Temporarily unavailable (the database is not answering, or the request passed its time bound): wait the Retry-After seconds',
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before the next call' } };
@@ -112,6 +113,8 @@ const transform: SwaggerTransform = (input) => {
 
   const response = { ...((schema.response as Json | undefined) ?? {}) };
   response['429'] = { ...((response['429'] as Json | undefined) ?? ERROR_BODY), headers: RETRY_AFTER };
+  // Issue 21: any route answers 503 with Retry-After when its database is lost or slow, or past its time bound.
+  response['503'] ??= { ...ERROR_BODY, headers: RETRY_AFTER };
   for (const [code, body] of Object.entries(response)) {
     const external = access === 'affiliate_token' ? EXTERNAL_ERRORS[code] : undefined;
     if (external) response[code] = { ...(body as Json), example: external.example };

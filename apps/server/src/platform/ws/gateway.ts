@@ -1,11 +1,11 @@
 import websocket from '@fastify/websocket';
 import {
-  LIVE_USER_EVENT_TYPES,
   WS_MAX_SUBSCRIPTIONS,
   WS_MAX_WATCHED_ACCOUNTS,
   can,
   findAsset,
   isStaffRole,
+  liveAccountStream,
   wsClientMessageSchema,
   type WsServerMessage,
 } from '@brokerage/shared';
@@ -20,6 +20,7 @@ import { fromOwnPages } from '../auth/guard.js';
 import { resolveSession } from '../auth/sessions.js';
 import type { BusEvent } from '../bus/index.js';
 import { HttpError } from '../http/errors.js';
+import { LiveStreams, type LiveStreamReader, type StreamHeads, type StreamHolder } from './streams.js';
 
 /** A socket's largest accepted message; the protocol's messages are small. */
 const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -37,7 +38,7 @@ export const TICK_BUFFER_LIMIT = 64 * 1024;
 export const EVENT_BUFFER_LIMIT = 4 * 1024 * 1024;
 const DRAIN_CHECK_MS = 25;
 
-interface Connection {
+interface Connection extends StreamHolder {
   socket: WebSocket;
   userId: string | null;
   sessionId: string | null;
@@ -55,13 +56,11 @@ interface Connection {
 /** What the gateway needs of the price service: the latest price, and this process's own feed as it ticks. */
 export interface LiveTickSource {
   latest(symbol: string): { price: string; at: Date } | undefined;
-  /** Every tick of this process's feed (the leader's), as soon as the feed has it; returns the unsubscribe function. */
+  /** Every tick of this process's feed (the leader's), as soon as it is stored; returns the unsubscribe function. */
   onTick(listener: (tick: { symbol: string; price: string; at: Date }) => void): () => void;
   /** Whether this process runs the feed (then its ticks come through onTick, and the bus only echoes them). */
   readonly running: boolean;
 }
-
-const USER_EVENTS = new Set<string>(LIVE_USER_EVENT_TYPES);
 
 /**
  * GET /api/ws (decisions.md D11): one socket per tab. Authenticated on connect from the session cookie, a Bearer
@@ -71,8 +70,16 @@ const USER_EVENTS = new Set<string>(LIVE_USER_EVENT_TYPES);
  * is checked against the shared schema; a bad one gets an error frame.
  * Dead sockets are closed by the heartbeat; a socket whose session was revoked or expired (or a staff socket whose
  * address left the whitelist) is closed by the periodic session check.
+ * A user's account events are not taken from the bus: the bus only hints that an account changed, and each socket is
+ * sent what changed after the sequence it has, read from the database (streams.ts, issue 21 §7), so a lost hint, a
+ * lost listening connection or a socket that reconnects loses nothing.
  */
-export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, prices: LiveTickSource): Promise<void> {
+export async function registerLiveGateway(
+  app: FastifyInstance,
+  deps: AppDeps,
+  prices: LiveTickSource,
+  reader: LiveStreamReader,
+): Promise<void> {
   // No compression: tick frames are written to the TCP stream directly (writeTicks), which needs ws's sender idle.
   await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false } });
 
@@ -86,6 +93,7 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
     const userId = conn.watched.get(accountId);
     if (userId === undefined) return;
     conn.watched.delete(accountId);
+    streams.remove(conn, liveAccountStream(accountId));
     if ([...conn.watched.values()].includes(userId)) return;
     const set = watchersByUser.get(userId);
     set?.delete(conn);
@@ -108,6 +116,20 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
   const send = (conn: Connection, message: WsServerMessage) => {
     if (conn.socket.readyState === conn.socket.OPEN) conn.socket.send(JSON.stringify(message));
   };
+  /** A user event: a socket this far behind is not reading, and is closed rather than queued for without bound. */
+  const sendEvent = (conn: Connection, message: WsServerMessage) => {
+    if (conn.socket.readyState !== conn.socket.OPEN) return;
+    if (conn.socket.bufferedAmount > EVENT_BUFFER_LIMIT) {
+      conn.socket.terminate();
+      drop(conn);
+      return;
+    }
+    conn.socket.send(JSON.stringify(message));
+  };
+
+  const streams = new LiveStreams(reader, app.log);
+  /** Where a socket's streams stood just before its upgrade (read in the route's preHandler). */
+  const headsOf = new WeakMap<FastifyRequest, StreamHeads>();
   const tickMessage = (symbol: string, price: string, at: string): WsServerMessage => ({
     type: 'tick',
     symbol,
@@ -293,6 +315,11 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
       void recheckWatches();
       return;
     }
+    if (event.type === 'bus.reconnected') {
+      // What was announced while this process did not listen may be missed: every socket's streams are read again.
+      streams.resync(connections);
+      return;
+    }
     if (event.type === 'price.tick') {
       // The feed leader's own ticks come straight from its feed (below); the bus brings the other processes theirs.
       if (prices.running) return;
@@ -300,26 +327,13 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
       if (!Number.isNaN(at.getTime())) broadcastTick(event.symbol, event.price, at);
       return;
     }
-    if (!('user_id' in event) || !USER_EVENTS.has(event.type)) return;
-    const owners = byUser.get(event.user_id);
-    // Staff watching this client's account get its trade and balance events too (never its messages).
-    const watchers = event.type === 'message.new' ? undefined : watchersByUser.get(event.user_id);
-    if (!owners && !watchers) return;
-    const frame = Buffer.from(JSON.stringify({ type: event.type, payload: event.payload }));
-    for (const conn of new Set([...(owners ?? []), ...(watchers ?? [])])) {
-      if (conn.socket.readyState !== conn.socket.OPEN) continue;
-      if (conn.socket.bufferedAmount > EVENT_BUFFER_LIMIT) {
-        // A socket this far behind is not reading: close it rather than queue without bound.
-        conn.socket.terminate();
-        drop(conn);
-        continue;
-      }
-      conn.socket.send(frame, { binary: false });
-    }
+    if (!('user_id' in event)) return;
+    // Staff watching a client's account get its account events too (never its messages: the streams see to that).
+    streams.onUserEvent(event, byUser.get(event.user_id) ?? [], watchersByUser.get(event.user_id) ?? []);
   };
   const unsubscribe = deps.bus.subscribe(onEvent);
-  // A tick is sent as soon as this process's feed has it: not after the tick batch is stored (trades still settle on
-  // stored prices only, D1/D2), and not after a round trip through the bus.
+  // A tick is sent as soon as this process's feed has stored it (issue 21 §3: no one sees a price that was never
+  // stored), and not after a round trip through the bus.
   const unsubscribeTicks = prices.onTick((tick) => broadcastTick(tick.symbol, tick.price, tick.at));
 
   const drop = (conn: Connection) => {
@@ -332,6 +346,7 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
     conn.assets.clear();
     conn.held = null;
     heldBack.delete(conn);
+    streams.closeAll(conn);
     if (conn.userId) {
       const set = byUser.get(conn.userId);
       set?.delete(conn);
@@ -352,6 +367,9 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
     }
   }, deps.config.WS_HEARTBEAT_MS);
   heartbeat.unref();
+
+  const resync = setInterval(() => streams.resync(connections), deps.config.LIVE_RESYNC_MS);
+  resync.unref();
 
   let checking = false;
   const sessionCheck = setInterval(() => {
@@ -390,6 +408,7 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
 
   app.addHook('onClose', async () => {
     clearInterval(heartbeat);
+    clearInterval(resync);
     clearInterval(sessionCheck);
     if (drainTimer) clearInterval(drainTimer);
     unsubscribe();
@@ -431,6 +450,8 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
       if (auth && isStaffRole(auth.user.role) && !(await deps.whitelist.allows(request.ip))) {
         throw new HttpError(403, 'ip_not_allowed', { ip: request.ip });
       }
+      // Before the upgrade, so a socket is sent every change committed after it opened (issue 21 §7).
+      if (auth) headsOf.set(request, await reader.heads(auth.user.id));
     },
     wsHandler: (socket, request) => {
       const auth = request.auth;
@@ -445,12 +466,21 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
         actor: auth ? actorFromUser(auth.user, request.ip) : null,
         watched: new Map(),
         held: null,
+        streams: new Map(),
+        own: null,
+        io: {
+          send: (message) => sendEvent(conn, message),
+          isOpen: () => conn.socket.readyState === conn.socket.OPEN && connections.has(conn),
+        },
       };
       connections.add(conn);
       if (conn.userId) {
         let set = byUser.get(conn.userId);
         if (!set) byUser.set(conn.userId, (set = new Set()));
         set.add(conn);
+        // Its streams, each from where it stood before the upgrade (a resume moves it back to what the client saw).
+        const heads = headsOf.get(request);
+        if (heads) streams.openOwn(conn, conn.userId, conn.staff, heads);
       }
       socket.on('pong', () => (conn.alive = true));
       socket.on('close', () => drop(conn));
@@ -471,6 +501,15 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
         const message = result.data;
         if (message.type === 'ping') {
           send(conn, { type: 'pong' });
+          return;
+        }
+        if (message.type === 'resume') {
+          void streams
+            .resume(conn, message.streams)
+            .then((now) => {
+              if (connections.has(conn)) send(conn, { type: 'resumed', streams: now });
+            })
+            .catch((err: unknown) => app.log.warn({ err }, 'live resume failed'));
           return;
         }
         if (message.type === 'unwatch_account') {
@@ -499,7 +538,11 @@ export async function registerLiveGateway(app: FastifyInstance, deps: AppDeps, p
               let set = watchersByUser.get(userId);
               if (!set) watchersByUser.set(userId, (set = new Set()));
               set.add(conn);
-              send(conn, { type: 'watching', account_id: accountId });
+              // From the sequence the staff screen last saw (replayed first), or from where the account stands.
+              return streams.watch(conn, accountId, message.seq).then((stream) => {
+                if (!connections.has(conn) || conn.streams.get(stream.key) !== stream) return;
+                send(conn, { type: 'watching', account_id: accountId, stream: stream.key, seq: stream.cursor ?? 0 });
+              });
             })
             .catch((err: unknown) => app.log.warn({ err }, 'watch_account failed'));
           return;

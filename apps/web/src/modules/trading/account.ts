@@ -105,6 +105,15 @@ function refusedToast(error: unknown, t: TFunction<'platform'>): void {
   notifications.show({ color: 'red', message, autoClose: server ? 5000 : 3000 });
 }
 
+/** The trades already toasted as settled (the newest few hundred). */
+const toastedSettled = new Set<number>();
+function firstTimeSettled(id: number): boolean {
+  if (toastedSettled.has(id)) return false;
+  toastedSettled.add(id);
+  if (toastedSettled.size > 500) toastedSettled.delete(toastedSettled.values().next().value!);
+  return true;
+}
+
 export function useLiveAccount(): AccountView {
   const { t } = useTranslation('platform');
   const queryClient = useQueryClient();
@@ -115,13 +124,14 @@ export function useLiveAccount(): AccountView {
   const closed = useClosedTrades(page);
   const withdrawals = useMyWithdrawals();
 
-  // The server's result arrives over the socket (D11): the toast at once, the queries refetch (lib/ws.ts).
+  // The server's result arrives over the socket (D11): the toast at once, the queries refetch (lib/ws.ts). What a
+  // reconnect replays (issue 21 §7) only refreshes the lists, and a result is toasted once however often it comes.
   useEffect(
     () =>
       onLiveMessage((m) => {
-        if (m.type !== 'trade.settled') return;
+        if (m.type !== 'trade.settled' || ('replay' in m && m.replay)) return;
         const trade = (m.payload as { trade?: Trade }).trade;
-        if (trade) settledToast(trade, t);
+        if (trade && firstTimeSettled(trade.id)) settledToast(trade, t);
       }),
     [t],
   );

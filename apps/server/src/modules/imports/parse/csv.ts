@@ -2,10 +2,14 @@ import { once } from 'node:events';
 import { parse, CsvError } from 'csv-parse';
 import { HttpError } from '../../../platform/http/errors.js';
 import { detectDelimiter } from './headers.js';
+import type { SheetRow } from './rows.js';
 import type { Upload } from './upload.js';
 
 /** How much of the file may come before the end of its header line. */
 const HEADER_LINE_MAX = 64 * 1024;
+
+/** Bytes handed to the parser at a time. */
+const WRITE_SLICE = 4096;
 
 /**
  * The records of a CSV upload, streamed: UTF-8 with or without a BOM (anything else, or binary data, is a 400 with
@@ -13,7 +17,7 @@ const HEADER_LINE_MAX = 64 * 1024;
  * separators, quotes and line breaks (csv-parse). `row` is the record's number in the file (1 = the header), as a
  * spreadsheet numbers the rows; blank lines count as rows, so the numbers match.
  */
-export async function* csvRecords(upload: Upload): AsyncGenerator<{ row: number; cells: string[] }> {
+export async function* csvRecords(upload: Upload): AsyncGenerator<SheetRow> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (chunk: Buffer, end = false): string => {
     let text: string;
@@ -45,20 +49,36 @@ export async function* csvRecords(upload: Upload): AsyncGenerator<{ row: number;
     // One record cannot be larger than the file limit anyway; this bounds a runaway quoted field early.
     max_record_size: 1024 * 1024,
   });
+  // csv-parse builds a CsvError (a stack trace and JSON copies of its state, ~0.1 ms) for every record whose length
+  // differs from the first one's, even when relax_column_count lets it pass: a file of blank lines after a header cost
+  // minutes (issue 20). Every length is the expected one, so that error is never built; rows may be ragged anyway.
+  Object.defineProperty((parser as unknown as { state: object }).state, 'expectedRecordLength', {
+    get(this: { record: unknown[] }) {
+      return this.record.length;
+    },
+    set() {},
+  });
   const stop = new AbortController();
+  // In slices, each parsed once the records of the one before were taken: csv-parse pushes every record of a chunk
+  // at once, and a stream's buffer of tens of thousands of records is slow to read from (64 kB of blank lines is
+  // 65,536 records). A slice may end inside a character: csv-parse decodes a field once it is whole.
+  const write = async (text: string) => {
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; at += WRITE_SLICE) {
+      if (!parser.write(bytes.subarray(at, at + WRITE_SLICE))) await once(parser, 'drain', { signal: stop.signal });
+    }
+  };
   // The feeding side: decoded text into the parser, waiting for it to drain; a failure ends the parser with it.
   const feeding = (async () => {
     try {
-      if (head && !parser.write(head)) await once(parser, 'drain', { signal: stop.signal });
+      await write(head);
       for (;;) {
         const step = await chunks.next();
         if (stop.signal.aborted) return;
         if (step.done) break;
-        const text = decode(step.value);
-        if (text && !parser.write(text)) await once(parser, 'drain', { signal: stop.signal });
+        await write(decode(step.value));
       }
-      const tail = decode(Buffer.alloc(0), true);
-      if (tail) parser.write(tail);
+      await write(decode(Buffer.alloc(0), true));
       parser.end();
     } catch (err) {
       if (!stop.signal.aborted) parser.destroy(err as Error);

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { HttpError } from '../../../platform/http/errors.js';
 import { csvRecords } from './csv.js';
 import type { LeadCollector } from './rows.js';
@@ -5,7 +6,7 @@ import type { Upload } from './upload.js';
 import { xlsRecords } from './xls.js';
 import { xlsxRecords } from './xlsx.js';
 
-export { LeadCollector } from './rows.js';
+export { LeadCollector, type SheetRow } from './rows.js';
 export { Upload } from './upload.js';
 
 export type FileKind = 'csv' | 'xlsx' | 'xls';
@@ -37,12 +38,20 @@ export function sniff(head: Buffer): string | null {
   return null;
 }
 
+/** The longest the reading runs before the event loop gets a turn, so other requests keep their latency. */
+const TURN_MS = 10;
+
 /**
- * Reads an upload into the collector as it arrives. The name decides the reader and the first bytes must agree: an
- * .xlsx must be a zip, an .xls a compound file (or a zip: workbooks saved as .xlsx under an old name are read as
- * XLSX), a .csv text. A file that is not what its name says is a 400 naming it and what it is.
+ * Reads an upload into the collector (a CSV as it arrives, a workbook once it is all in). The name decides the
+ * reader and the first bytes must agree: an .xlsx must be a zip, an .xls a compound file (or a zip: workbooks saved
+ * as .xlsx under an old name are read as XLSX), a .csv text. A file that is not what its name says is a 400 naming it
+ * and what it is. Every TURN_MS of reading the event loop gets a turn.
  */
-export async function readLeads(upload: Upload, collector: LeadCollector): Promise<FileKind> {
+export async function readLeads(
+  upload: Upload,
+  collector: LeadCollector,
+  limits: { maxUnpackedMb: number },
+): Promise<FileKind> {
   const named = kindByName(upload.name, upload.mimeType);
   if (!named) throw new HttpError(400, 'upload_unsupported_type', { name: upload.name || '—' });
   const head = await upload.peek(8);
@@ -56,8 +65,20 @@ export async function readLeads(upload: Upload, collector: LeadCollector): Promi
     }
     throw new HttpError(400, named === 'xlsx' ? 'upload_not_xlsx' : 'upload_not_xls', { name: upload.name });
   }
-  const records = kind === 'csv' ? csvRecords(upload) : kind === 'xlsx' ? xlsxRecords(upload) : xlsRecords(upload);
-  for await (const { row, cells } of records) collector.accept(row, cells);
+  const records =
+    kind === 'csv'
+      ? csvRecords(upload)
+      : kind === 'xlsx'
+        ? xlsxRecords(upload, limits.maxUnpackedMb)
+        : xlsRecords(upload);
+  let turn = performance.now();
+  for await (const { row, cells, columns } of records) {
+    collector.accept(row, cells, columns);
+    if (performance.now() - turn > TURN_MS) {
+      await nextTurn();
+      turn = performance.now();
+    }
+  }
   collector.finish();
   return kind;
 }

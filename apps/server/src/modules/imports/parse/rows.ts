@@ -1,10 +1,32 @@
-import { normalisePhone } from '@brokerage/shared';
+import { LEAD_IMPORT_REJECTED_KEPT, normalisePhone } from '@brokerage/shared';
 import { z } from 'zod';
 import { HttpError } from '../../../platform/http/errors.js';
 import { FIELD_LABEL, matchHeader, REQUIRED_FIELDS, type LeadField } from './headers.js';
 
-/** A file with more data rows than this is refused (a 10 MB CSV of four short columns holds about 150,000). */
+/**
+ * A file with more rows than this after its header is refused (a 10 MB CSV of four short columns holds about
+ * 150,000). Every row counts, blank or not: reading a blank row costs as much as any other (issue 20).
+ */
 export const MAX_IMPORT_ROWS = 500_000;
+
+/**
+ * The longest cell text read: a longer one is read as its first 299 characters and '…' (longer than any field may
+ * be, so rejected as too long anyway). Only the first CELL_RAW_MAX characters of a value are looked at, so a long
+ * text repeated on every row (one shared string, or one SST entry) costs no more than a short one.
+ */
+export const CELL_TEXT_MAX = 300;
+export const CELL_RAW_MAX = 4 * CELL_TEXT_MAX;
+
+/**
+ * A row as a reader gives it: `row` is its number in the file (1 = the first line or sheet row); `cells` by column
+ * (0 = the first), or, when `columns` is given, the cells that hold something and `columns[i]` the column of
+ * `cells[i]` (a sheet row with one cell in column XFD is one cell, not 16,384).
+ */
+export interface SheetRow {
+  row: number;
+  cells: readonly unknown[];
+  columns?: readonly number[];
+}
 
 /** The longest value of each field, as the add-client form allows (shared clientCreateSchema). */
 export const FIELD_MAX: Record<LeadField, number> = {
@@ -33,16 +55,35 @@ export type RowReason =
 /** The cells of a row as read (trimmed), for the rejected rows' CSV. */
 export type LeadCells = Record<LeadField, string>;
 
+/** How much of a cell longer than its field allows the rejected rows' CSV keeps (then '…'): enough to find it. */
+const OVERLONG_KEPT = 20;
+
+/**
+ * A rejected row's cells as the CSV keeps them: those within their field's limit whole (the fixed row can be
+ * uploaded again as it is), a longer one as its first OVERLONG_KEPT characters and '…' (it must be shortened
+ * anyway), so 10,000 kept rows stay a few megabytes whatever the file held.
+ */
+function kept(cells: LeadCells): LeadCells {
+  const out = { ...cells };
+  for (const field of Object.keys(FIELD_MAX) as LeadField[]) {
+    if (out[field].length > FIELD_MAX[field]) out[field] = `${out[field].slice(0, OVERLONG_KEPT)}…`;
+  }
+  return out;
+}
+
 export interface InvalidRow {
   row: number;
   reason: RowReason;
   cells: LeadCells;
 }
 
-/** A cell of any reader as text: trimmed, without U+0000 (PostgreSQL text cannot hold it). */
+/** A cell of any reader as text: trimmed, without U+0000 (PostgreSQL text cannot hold it), cut at CELL_TEXT_MAX. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value.replaceAll('\u0000', '').trim();
+  if (typeof value === 'string') {
+    const text = (value.length > CELL_RAW_MAX ? value.slice(0, CELL_RAW_MAX) : value).replaceAll('\u0000', '').trim();
+    return text.length > CELL_TEXT_MAX ? `${text.slice(0, CELL_TEXT_MAX - 1)}…` : text;
+  }
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'bigint') return value.toString();
@@ -60,15 +101,24 @@ export function cellText(value: unknown): string {
 }
 
 /**
- * Receives the rows of a file in order, whatever its format: the first non-blank row is the header (400 naming the
- * required columns it lacks), every later non-blank row is a lead, checked here (skipped_incomplete with its reason)
- * and kept column-wise for staging (arrays of strings: a few bytes per value, not an object per row).
+ * Receives the rows of a file in order, whatever its format: every row counts toward the row cap; the first
+ * non-blank row is the header (400 naming the required columns it lacks), every later non-blank row is a lead,
+ * checked here (skipped_incomplete with its reason) and kept column-wise for staging (arrays of strings: a few bytes
+ * per value, not an object per row). Of the rows refused, the first LEAD_IMPORT_REJECTED_KEPT are kept with their
+ * cells (see `kept`) for the rejected rows' CSV; the rest are only counted.
  */
 export class LeadCollector {
   private header: Partial<Record<LeadField, number>> | null = null;
+  /** The header's field of each column it names. */
+  private fieldOf = new Map<number, LeadField>();
   hasCampaignColumn = false;
+  /** Rows read, blank ones and the header included. */
+  rowsRead = 0;
   total = 0;
+  /** The first LEAD_IMPORT_REJECTED_KEPT rows refused, in file order. */
   readonly invalid: InvalidRow[] = [];
+  /** Every row refused by the checks. */
+  invalidCount = 0;
   readonly valid = {
     row: [] as number[],
     name: [] as string[],
@@ -82,35 +132,36 @@ export class LeadCollector {
 
   constructor(private readonly phoneRegion: string) {}
 
-  /** One row of the file; `row` is its number in the file (1 = the first line or sheet row). */
-  accept(row: number, cells: readonly unknown[]): void {
+  /** One row of the file, as a SheetRow gives it. */
+  accept(row: number, cells: readonly unknown[], columns?: readonly number[]): void {
+    // The header and MAX_IMPORT_ROWS more, blank rows (before the header too) included.
+    this.rowsRead += 1;
+    if (this.rowsRead > MAX_IMPORT_ROWS + 1)
+      throw new HttpError(400, 'upload_too_many_rows', { max: MAX_IMPORT_ROWS });
     const texts = cells.map(cellText);
-    if (texts.every((t) => t === '')) return;
+    if (!texts.some((t) => t !== '')) return;
+    const columnOf = (i: number) => (columns ? columns[i]! : i);
     if (!this.header) {
-      const { columns, missing } = matchHeader(texts);
+      const line: string[] = [];
+      texts.forEach((text, i) => (line[columnOf(i)] = text));
+      const { columns: found, missing } = matchHeader(line);
       if (missing.length > 0)
         throw new HttpError(400, 'upload_missing_columns', { columns: missing.map((f) => FIELD_LABEL[f]).join(', ') });
-      this.header = columns;
-      this.hasCampaignColumn = columns.campaign !== undefined;
+      this.header = found;
+      for (const [field, column] of Object.entries(found) as [LeadField, number][]) this.fieldOf.set(column, field);
+      this.hasCampaignColumn = found.campaign !== undefined;
       return;
     }
     this.total += 1;
-    if (this.total > MAX_IMPORT_ROWS) throw new HttpError(400, 'upload_too_many_rows', { max: MAX_IMPORT_ROWS });
-    const at = (field: LeadField) => {
-      const index = this.header![field];
-      return index === undefined ? '' : (texts[index] ?? '');
-    };
-    const cells_: LeadCells = {
-      name: at('name'),
-      email: at('email'),
-      phone: at('phone'),
-      country: at('country'),
-      campaign: at('campaign'),
-      source: at('source'),
-    };
+    const cells_: LeadCells = { name: '', email: '', phone: '', country: '', campaign: '', source: '' };
+    texts.forEach((text, i) => {
+      const field = this.fieldOf.get(columnOf(i));
+      if (field) cells_[field] = text;
+    });
     const checked = this.check(cells_);
     if (typeof checked !== 'string') {
-      this.invalid.push({ row, reason: checked, cells: cells_ });
+      this.invalidCount += 1;
+      if (this.invalid.length < LEAD_IMPORT_REJECTED_KEPT) this.invalid.push({ row, reason: checked, cells: kept(cells_) });
       return;
     }
     const v = this.valid;

@@ -1,5 +1,5 @@
 import { HttpError } from '../../../platform/http/errors.js';
-import { MAX_IMPORT_ROWS } from './rows.js';
+import { MAX_IMPORT_ROWS, type SheetRow } from './rows.js';
 import type { Upload } from './upload.js';
 
 type SheetJs = typeof import('@e965/xlsx');
@@ -22,7 +22,7 @@ function loadSheetJs(): Promise<SheetJs> {
  * a stream, so the file is gathered in memory first — counted against the size limit as it arrives — and read by
  * SheetJS with a row cap; anything SheetJS cannot read is a 400 naming the file.
  */
-export async function* xlsRecords(upload: Upload): AsyncGenerator<{ row: number; cells: unknown[] }> {
+export async function* xlsRecords(upload: Upload): AsyncGenerator<SheetRow> {
   const data = await upload.buffer();
   const XLSX = await loadSheetJs();
   let rows: unknown[][];

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { errorText } from '../../../lib/api';
 import { useAuditChain } from '../api/audit';
 
-/** Issue 13: 'chain verified up to row N', or the first row that does not match and why. */
+/** Issue 13: 'chain verified up to row N', or the first row that does not match and why, or (issue 20) a cut tail. */
 export function AuditChainStatus() {
   const { t } = useTranslation();
   const chain = useAuditChain();
@@ -32,6 +32,10 @@ export function AuditChainStatus() {
       </Alert>
     );
   const { broken, verified_up_to: upTo } = chain.data;
+  let message = t('audit.chain.verified', { upTo });
+  if (broken?.reason === 'missing_tail') message = t('audit.chain.missingTail', { upTo, seq: broken.seq });
+  else if (broken)
+    message = t('audit.chain.broken', { id: broken.id, reason: t(`audit.chain.reasons.${broken.reason}`), upTo });
   return (
     <Alert
       color={broken ? 'red' : 'green'}
@@ -40,11 +44,7 @@ export function AuditChainStatus() {
       title={broken ? t('audit.chain.brokenTitle') : undefined}
     >
       <Group justify="space-between" wrap="wrap" gap="xs">
-        <Text size="sm">
-          {broken
-            ? t('audit.chain.broken', { id: broken.id, reason: t(`audit.chain.reasons.${broken.reason}`), upTo })
-            : t('audit.chain.verified', { upTo })}
-        </Text>
+        <Text size="sm">{message}</Text>
         {recheck}
       </Group>
     </Alert>

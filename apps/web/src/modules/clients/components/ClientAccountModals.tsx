@@ -38,6 +38,10 @@ function RegisterForm({ client, onClose }: { client: Client; onClose: () => void
             autoClose: 10_000,
             message: result.outcome === 'created' ? t('card.register.success') : t('card.register.linked'),
           });
+          // Issue 20 finding 1: a login made by staff waits for another finance approver's identity check.
+          if (!result.identity_verified) {
+            notifications.show({ color: 'orange', autoClose: 10_000, message: t('card.register.identityPending') });
+          }
           onClose();
         },
         onError: (error) => {

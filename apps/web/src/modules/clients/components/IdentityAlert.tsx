@@ -11,9 +11,10 @@ import { useVerifyIdentity } from '../api/client-card';
 import { useErrorWithDetail } from './EditClientModal';
 
 /**
- * Issue 9 finding 1: a self-registration linked to this existing lead is unverified. The card says so and what it
- * means (earlier deposits not credited, withdrawals refused); a finance approver may confirm the identity, behind a
- * confirmation, which credits the pending deposits.
+ * Issue 9 finding 1: a self-registration linked to this existing lead is unverified; issue 20 finding 1: so is a login
+ * created by staff on the card. The card says so and what it means (deposits not credited, withdrawals refused); a
+ * finance approver may confirm the identity, behind a confirmation, which credits the pending deposits — but not the
+ * one who created the login, who is told so instead of being offered a button that can only fail.
  */
 export function IdentityAlert({ client }: { client: Client }) {
   const { t } = useTranslation('notify');
@@ -22,7 +23,8 @@ export function IdentityAlert({ client }: { client: Client }) {
   const errorText = useErrorWithDetail();
   const [confirming, setConfirming] = useState(false);
   if (client.identity_verified) return null;
-  const mayVerify = can(user.role, 'finance.approve');
+  const createdByYou = client.login_created_by !== null && client.login_created_by === user.id;
+  const mayVerify = can(user.role, 'finance.approve') && !createdByYou;
 
   const confirm = () =>
     verify.mutate(undefined, {
@@ -52,8 +54,12 @@ export function IdentityAlert({ client }: { client: Client }) {
       data-testid="client-identity-unverified"
     >
       <Stack gap="xs">
-        <Text size="sm">{t('card.identity.text')}</Text>
-        {mayVerify ? (
+        <Text size="sm">{t(client.login_created_by ? 'card.identity.staffText' : 'card.identity.text')}</Text>
+        {createdByYou ? (
+          <Text size="sm" c="dimmed" data-testid="client-identity-own-login">
+            {t('card.identity.createdByYou')}
+          </Text>
+        ) : mayVerify ? (
           <Group>
             <Button
               color="orange"

@@ -2,7 +2,7 @@ import { STAFF_ROLES, can, isStaffRole, type Role, type StaffMember, type StaffR
 import { Alert, Button, Group, Paper, Select, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { IconPlus, IconSearch } from '@tabler/icons-react';
+import { IconAlertTriangle, IconPlus, IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AccessDenied } from '../../ui/AccessDenied';
@@ -76,6 +76,20 @@ function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role; b
         }
       />
       <StaffSummary summary={users.data?.summary} />
+      {/* Issue 20 finding 4: with fewer than two finance approvers, a payout or a credit above the threshold, or one
+          the only approver worked on, has nobody to finish it. The superadmin is who can add one. */}
+      {viewer.role === 'superadmin' && users.data && users.data.summary.finance_approvers < 2 ? (
+        <Alert
+          color="orange"
+          variant="light"
+          icon={<IconAlertTriangle size={18} />}
+          title={t('staff.approversWarning.title')}
+          mb="md"
+          data-testid="staff-approvers-warning"
+        >
+          {t('staff.approversWarning.text', { count: users.data.summary.finance_approvers })}
+        </Alert>
+      ) : null}
 
       <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
         <Group mb="md" gap="sm" wrap="wrap" align="flex-end">

@@ -7,8 +7,8 @@ import {
   balanceChangeResponseSchema,
   ledgerResponseSchema,
   pricesResponseSchema,
+  tradeVoidRequestSchema,
   tradingAccountSchema,
-  voidTradeResponseSchema,
   type AccountDetailResponse,
   type AccountStatus,
   type BalanceChangeRequest,
@@ -138,24 +138,18 @@ export function useSetAccountStatus() {
   });
 }
 
-/** POST …/:accountId/void-trade {trade_id, reason} (D1: the one thing staff may do to a trade). */
+/**
+ * POST …/:accountId/void-trade {trade_id, reason} (D1: the one thing staff may do to a trade). It asks (202 with the
+ * void request): the trade stays active until a second staff member confirms (issue 20 finding 11); the account's
+ * answer then lists it in pendingVoids.
+ */
 export function useVoidTrade(accountId: number) {
   const changed = useAccountChanged();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: VoidTradeRequest) =>
-      apiCall(voidTradeResponseSchema, `${accountPath(accountId)}/void-trade`, { method: 'POST', body }),
-    onSuccess: ({ trade }) => {
-      // The trade leaves the active list at once; the reload that follows brings the balance and the history.
-      queryClient.setQueryData<{ activeTrades: AccountDetailResponse['activeTrades'] }>(
-        tradingAdminKeys.activeTrades(accountId),
-        (old) => (old ? { activeTrades: old.activeTrades.filter((t) => t.id !== trade.id) } : old),
-      );
-      queryClient.setQueryData<AccountDetailResponse>(tradingAdminKeys.detail(accountId), (old) =>
-        old ? { ...old, activeTrades: old.activeTrades.filter((t) => t.id !== trade.id) } : old,
-      );
-      return changed(accountId);
-    },
+      apiCall(tradeVoidRequestSchema, `${accountPath(accountId)}/void-trade`, { method: 'POST', body }),
+    onSuccess: () => Promise.all([changed(accountId), queryClient.invalidateQueries({ queryKey: ['void-requests'] })]),
   });
 }
 

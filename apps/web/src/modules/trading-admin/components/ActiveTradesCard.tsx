@@ -1,6 +1,6 @@
-import type { AdminTrade, LatestPrice } from '@brokerage/shared';
-import { ActionIcon, Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
-import { IconBan, IconRefresh } from '@tabler/icons-react';
+import type { AdminTrade, LatestPrice, TradeVoidRequest } from '@brokerage/shared';
+import { ActionIcon, Badge, Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { IconBan, IconClock, IconRefresh } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatMoney } from '../../../lib/format';
@@ -62,16 +62,38 @@ function Potential({ trade }: { trade: AdminTrade }) {
 
 function VoidButton({
   trade,
+  pending,
   disabled,
   onVoid,
   fullWidth,
 }: {
   trade: AdminTrade;
+  /** The trade's void waiting for a second staff member (issue 20 finding 11): shown instead of the button. */
+  pending: TradeVoidRequest | undefined;
   disabled: boolean;
   onVoid: (trade: AdminTrade) => void;
   fullWidth?: boolean;
 }) {
   const { t } = useTranslation();
+  if (pending) {
+    return (
+      <Tooltip
+        label={t('tradingAccounts.active.voidPendingHint', { name: pending.requested_by_name, reason: pending.reason })}
+        multiline
+        maw={320}
+      >
+        <Badge
+          color="orange"
+          variant="light"
+          leftSection={<IconClock size={12} />}
+          styles={{ root: { overflow: 'visible' }, label: { overflow: 'visible' } }}
+          data-testid="trade-void-pending"
+        >
+          {t('tradingAccounts.active.voidPending')}
+        </Badge>
+      </Tooltip>
+    );
+  }
   return (
     <Button
       size="compact-sm"
@@ -95,7 +117,7 @@ function VoidButton({
 /**
  * §2.17 'Активные сделки (n)' as changed by D1: asset, direction, amount, strike, the server's current price, the
  * remaining time ticking every second, the potential profit at the trade's own payout, and one 'Аннулировать' per
- * trade. There is no way here to choose a trade's result.
+ * trade ('Ждёт подтверждения' while its void waits for a second person). There is no way here to choose a result.
  */
 export function ActiveTradesCard({
   trades,
@@ -103,6 +125,7 @@ export function ActiveTradesCard({
   now,
   refreshing,
   voidingId,
+  pendingVoids,
   onRefresh,
   onVoid,
 }: {
@@ -112,6 +135,8 @@ export function ActiveTradesCard({
   refreshing: boolean;
   /** The trade whose void call is running: its button is disabled. */
   voidingId: number | null;
+  /** The account's voids waiting for confirmation. */
+  pendingVoids: readonly TradeVoidRequest[];
   onRefresh: () => void;
   onVoid: (trade: AdminTrade) => void;
 }) {
@@ -119,6 +144,7 @@ export function ActiveTradesCard({
   const { t: tp } = useTranslation('platform');
   const isPhone = useIsPhone();
   const [audited, setAudited] = useState<AdminTrade | null>(null);
+  const pendingOf = (trade: AdminTrade) => pendingVoids.find((request) => request.trade_id === trade.id);
   const rowProps = (trade: AdminTrade) => auditRowProps(() => setAudited(trade), tp('audit.open', { id: trade.id }));
   return (
     <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }} data-testid="active-trades">
@@ -182,7 +208,13 @@ export function ActiveTradesCard({
                   <Potential trade={trade} />
                 </Field>
               </SimpleGrid>
-              <VoidButton trade={trade} disabled={voidingId === trade.id} onVoid={onVoid} fullWidth />
+              <VoidButton
+                trade={trade}
+                pending={pendingOf(trade)}
+                disabled={voidingId === trade.id}
+                onVoid={onVoid}
+                fullWidth
+              />
             </Paper>
           ))}
         </Stack>
@@ -233,7 +265,12 @@ export function ActiveTradesCard({
                     <Potential trade={trade} />
                   </Table.Td>
                   <Table.Td ta="right">
-                    <VoidButton trade={trade} disabled={voidingId === trade.id} onVoid={onVoid} />
+                    <VoidButton
+                      trade={trade}
+                      pending={pendingOf(trade)}
+                      disabled={voidingId === trade.id}
+                      onVoid={onVoid}
+                    />
                   </Table.Td>
                 </Table.Tr>
               ))}

@@ -10,9 +10,16 @@ import { SignedMoney } from './SignedMoney';
 import { StaffTradeAudit, auditRowProps } from './StaffTradeAudit';
 import { TradeDirection } from './TradeDirection';
 
-const RESULT_COLORS = { active: 'blue', won: 'teal', lost: 'red', tie: 'gray', voided: 'orange' } as const;
+const RESULT_COLORS = {
+  active: 'blue',
+  won: 'teal',
+  lost: 'red',
+  tie: 'gray',
+  no_price: 'gray',
+  voided: 'orange',
+} as const;
 
-/** §2.17 Результат: ВЫИГРАЛ / ПРОИГРАЛ / ВОЗВРАТ / АННУЛИРОВАНА (a voided trade shows who voided it and why). */
+/** §2.17 Результат: ВЫИГРАЛ / ПРОИГРАЛ / ВОЗВРАТ / АННУЛИРОВАНА (a voided trade: who asked, who confirmed, why). */
 function ResultBadge({ trade }: { trade: AdminTrade }) {
   const { t } = useTranslation();
   const badge = (
@@ -29,6 +36,9 @@ function ResultBadge({ trade }: { trade: AdminTrade }) {
   if (trade.status !== 'voided') return badge;
   const lines = [
     trade.voided_by_name ? t('tradingAccounts.history.voidedBy', { name: trade.voided_by_name }) : null,
+    trade.void_confirmed_by_name
+      ? t('tradingAccounts.history.voidConfirmedBy', { name: trade.void_confirmed_by_name })
+      : null,
     trade.void_reason ? t('tradingAccounts.history.voidReason', { reason: trade.void_reason }) : null,
   ].filter(Boolean);
   if (lines.length === 0) return badge;

@@ -38,6 +38,8 @@ import { SignedMoney } from './SignedMoney';
 import { TradeHistoryTable } from './TradeHistoryTable';
 import { VoidTradeModal } from './VoidTradeModal';
 import { PendingCreditsNote } from '../../withdrawal-requests/components/Confirmations';
+import { PendingVoidsNote } from './PendingVoidsNote';
+import { ReconnectingBanner } from '../../ui/ReconnectingBanner';
 
 const LIST_PATH = '/crm/trading-accounts';
 /** After a trade's expiry the server settles it within a moment; the list is asked again this long after. */
@@ -139,10 +141,11 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
     voidTrade.mutate(
       { trade_id: trade.id, reason },
       {
-        onSuccess: ({ trade: voided }) => {
+        // Issue 20 finding 11: the void only asks; a second staff member confirms it.
+        onSuccess: (request) => {
           notifications.show({
-            color: 'green',
-            message: t('tradingAccounts.voidModal.success', { amount: formatMoney(voided.amount) }),
+            color: 'orange',
+            message: t('tradingAccounts.voidModal.sent', { id: request.trade_id }),
           });
           setVoiding((current) => (current ? { ...current, open: false } : null));
         },
@@ -194,6 +197,8 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
   return (
     <>
       <Box mb="sm">{back}</Box>
+      {/* Issue 21 §7: the watched account's figures may be stale while the live socket reconnects. */}
+      <ReconnectingBanner mb="sm" title={t('live.reconnecting')} text={t('live.reconnectingHint')} />
       <PageHeader
         title={t('tradingAccounts.detail.title', { name: account.client_name || account.client_email })}
         subtitle={
@@ -233,6 +238,7 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
         <SummaryCards account={account} activeCount={activeTrades.length} />
 
         <PendingCreditsNote credits={detail.data.pendingCredits} testId="account-pending-credits" />
+        <PendingVoidsNote requests={detail.data.pendingVoids} />
 
         <SettingsCard
           account={account}
@@ -251,6 +257,7 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
           now={now}
           refreshing={activeQuery.isFetching}
           voidingId={voidingId}
+          pendingVoids={detail.data.pendingVoids}
           onRefresh={() => void activeQuery.refetch()}
           onVoid={(trade) => setVoiding({ trade, open: true })}
         />

@@ -58,7 +58,10 @@ function VoidForm({
   );
 }
 
-/** D1: 'Аннулировать' asks for a required reason; confirming voids the trade and returns the stake. */
+/**
+ * D1: 'Аннулировать' asks for a required reason and sends the void for confirmation: a second staff member with
+ * finance.approve voids the trade and returns the stake (issue 20 finding 11).
+ */
 export function VoidTradeModal({
   trade,
   opened,

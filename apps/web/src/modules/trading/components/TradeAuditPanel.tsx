@@ -25,6 +25,8 @@ function resultLine(audit: TradeAudit, decimals: number, current: number | null,
   const direction = t(`audit.direction.${trade.direction}`);
   const strike = p(trade.strike_price);
   if (trade.status === 'voided') return t('audit.result.voided', { amount: usd(trade.amount) });
+  if (trade.status === 'no_price')
+    return t('audit.result.noPrice', { seconds: audit.rule.gap_seconds, amount: usd(trade.amount) });
   if (trade.status === 'active' || trade.close_price === null) {
     if (current === null) return t('audit.result.openNoPrice');
     const move = compareDecimal(current, trade.strike_price);
@@ -91,7 +93,7 @@ function AuditBody({ audit }: { audit: TradeAudit }) {
       <div>
         <Title order={6}>{t('audit.ruleTitle')}</Title>
         <Text size="sm" data-testid="audit-rule" data-compare={audit.rule.compare}>
-          {t(`audit.rule.${audit.rule.direction}`)}
+          {t(`audit.rule.${audit.rule.direction}`)} {t('audit.rule.gap', { seconds: audit.rule.gap_seconds })}
         </Text>
       </div>
       <div>
@@ -99,6 +101,13 @@ function AuditBody({ audit }: { audit: TradeAudit }) {
         <Text fw={700} ff="monospace" c={colour} data-testid="audit-result" data-status={trade.status}>
           {resultLine(audit, decimals, current, t)}
         </Text>
+        {audit.no_price && (
+          <Text size="sm" c="dimmed" data-testid="audit-no-price">
+            {audit.no_price.last_tick_at
+              ? t('audit.noPriceLast', { time: when(audit.no_price.last_tick_at) })
+              : t('audit.noPriceNone')}
+          </Text>
+        )}
       </div>
       <Text size="xs" c="dimmed">
         {t('audit.ticks', { count: audit.ticks.length })}

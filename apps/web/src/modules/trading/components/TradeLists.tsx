@@ -55,6 +55,7 @@ const STATUS_COLOUR: Record<string, string> = {
   won: 'teal',
   lost: 'red',
   tie: 'gray',
+  no_price: 'gray',
   voided: 'gray',
   expired: 'gray',
 };
@@ -176,11 +177,11 @@ export function OpenTradesList({ trades, loading = false }: { trades: OpenTrade[
   );
 }
 
-/** The result column of §4: '+$X' won, '-$X' lost, '$X' returned (tie, voided). */
+/** The result column of §4: '+$X' won, '-$X' lost, '$X' returned (tie, no price by D22's gap rule, voided). */
 function resultText(trade: Trade): string {
   if (trade.status === 'won') return `+${usd(trade.profit_loss ?? 0)}`;
   if (trade.status === 'lost') return `-${usd(trade.amount)}`;
-  if (trade.status === 'tie' || trade.status === 'voided') return usd(trade.amount);
+  if (trade.status === 'tie' || trade.status === 'no_price' || trade.status === 'voided') return usd(trade.amount);
   return '—';
 }
 
@@ -189,7 +190,9 @@ export function TradeRow({ trade }: { trade: Trade }) {
   const { t } = useTranslation('platform');
   const decimals = decimalsOf(trade.asset);
   const lang = currentLanguage() === 'en' ? 'en' : 'ru';
-  const statusKey = (['active', 'won', 'lost', 'tie', 'voided', 'expired'] as const).includes(trade.status as 'active')
+  const statusKey = (['active', 'won', 'lost', 'tie', 'no_price', 'voided', 'expired'] as const).includes(
+    trade.status as 'active',
+  )
     ? trade.status
     : 'unknown';
   const trigger = useAuditTrigger(trade);

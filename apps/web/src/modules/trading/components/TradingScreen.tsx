@@ -39,6 +39,7 @@ import { useTranslation } from 'react-i18next';
 import { LANGUAGES } from '../../../i18n';
 import { logout, type CurrentUser } from '../../auth/api/session';
 import { LanguageSwitch } from '../../ui/LanguageSwitch';
+import { ReconnectingBanner, useLiveStale } from '../../ui/ReconnectingBanner';
 import type { AccountView } from '../account';
 import { usePrices } from '../api';
 import { seedPrices, startPriceFeed } from '../price-feed';
@@ -74,10 +75,18 @@ function usePriceFeed(): boolean {
   return prices.isSuccess;
 }
 
-function BalanceBox({ account }: { account: AccountView }) {
+function BalanceBox({ account, stale }: { account: AccountView; stale: boolean }) {
   const { t } = useTranslation('platform');
   return (
-    <Paper withBorder px="sm" py={4} radius="md" data-testid="balance-box">
+    <Paper
+      withBorder
+      px="sm"
+      py={4}
+      radius="md"
+      data-testid="balance-box"
+      aria-busy={stale}
+      style={stale ? { opacity: 0.55 } : undefined}
+    >
       <Group gap="xs" wrap="nowrap">
         <div>
           <Text size="xs" c="dimmed" lh={1.1}>
@@ -131,6 +140,9 @@ export function TradingScreen({
 }) {
   const { t } = useTranslation('platform');
   usePriceFeed();
+  // Issue 21 §7: the real account's figures are dimmed while the live socket reconnects (the demo's are local).
+  const liveStale = useLiveStale();
+  const stale = account.mode === 'live' && liveStale;
   const bar = useTradeBar();
   const [asset, setAsset] = useState(DEFAULT_ASSET);
   const [view, setView] = useState<TradingView>('trade');
@@ -261,7 +273,7 @@ export function TradingScreen({
                 {t('account.demo')}
               </Badge>
             )}
-            <BalanceBox account={account} />
+            <BalanceBox account={account} stale={stale} />
             <Text size="xs" c="dimmed" data-testid="trading-time-zone" title={zone}>
               {t('account.timeZone', { zone, offset: timeZoneOffset(zone, new Date()) })}
             </Text>
@@ -281,6 +293,12 @@ export function TradingScreen({
         </Group>
       </Paper>
 
+      {account.mode === 'live' && (
+        <Container size="xl" pt={stale ? 'sm' : 0}>
+          <ReconnectingBanner title={t('live.reconnecting')} text={t('live.reconnectingHint')} />
+        </Container>
+      )}
+
       {account.balanceError && (
         <Container size="xl" pt="sm">
           <Alert color="red" icon={<IconAlertTriangle size={16} />} data-testid="balance-alert">
@@ -294,7 +312,15 @@ export function TradingScreen({
         </Container>
       )}
 
-      <Container component="main" size="xl" pt="md" pb={bar ? TRADE_BAR_SPACE : 'md'}>
+      <Container
+        component="main"
+        size="xl"
+        pt="md"
+        pb={bar ? TRADE_BAR_SPACE : 'md'}
+        aria-busy={stale}
+        style={stale ? { opacity: 0.55 } : undefined}
+        data-stale={stale || undefined}
+      >
         <VisuallyHidden>
           <Title order={1}>{t('screen.title')}</Title>
         </VisuallyHidden>

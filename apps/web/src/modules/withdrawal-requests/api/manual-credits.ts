@@ -41,11 +41,15 @@ function useCreditsChanged() {
     ]);
 }
 
-/** POST /api/manual-credits/:id/confirm (finance.approve, never its author): the money is posted through the ledger. */
+/**
+ * POST /api/manual-credits/:id/confirm {amount} (finance.approve, never its author): the money is posted through the
+ * ledger. The amount is the one the dialog showed (issue 20 finding 2); if the credit changed since, 409.
+ */
 export function useConfirmCredit() {
   const changed = useCreditsChanged();
   return useMutation({
-    mutationFn: (id: number) => apiCall(manualCreditSchema, `/api/manual-credits/${id}/confirm`, { method: 'POST' }),
+    mutationFn: ({ id, amount }: { id: number; amount: number }) =>
+      apiCall(manualCreditSchema, `/api/manual-credits/${id}/confirm`, { method: 'POST', body: { amount } }),
     onSettled: changed,
   });
 }

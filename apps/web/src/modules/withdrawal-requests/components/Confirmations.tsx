@@ -110,7 +110,11 @@ function CreditActionModal({ target, onClose }: { target: Target; onClose: () =>
   const submit = () => {
     if (!credit) return;
     if (action === 'confirm') {
-      confirm.mutate(credit.id, { onSuccess: () => done(t('credits.confirmed', params), 'green'), onError: failed });
+      // The amount shown in the dialog goes with the confirmation: the server posts exactly it, or refuses.
+      confirm.mutate(
+        { id: credit.id, amount: credit.amount },
+        { onSuccess: () => done(t('credits.confirmed', params), 'green'), onError: failed },
+      );
       return;
     }
     if (!reason.trim()) {

@@ -32,6 +32,8 @@ import {
 import { useManualCredits } from '../api/manual-credits';
 import { CardCell } from './CardCell';
 import { Confirmations } from './Confirmations';
+import { useVoidRequests } from '../../trading-admin/api/void-requests';
+import { VoidRequests } from '../../trading-admin/components/VoidRequests';
 import { ProcessWithdrawalModal, type WithdrawalAction } from './ProcessWithdrawalModal';
 
 const STATUS_COLORS: Record<string, string> = {
@@ -71,16 +73,13 @@ const grow = (basis: number) => ({ flex: `1 1 ${basis}px` });
 type Target = { request: StaffWithdrawRequest; action: WithdrawalAction } | null;
 
 /**
- * Approve and Reject for those who may act (D20): a pending request for finance.view (its first approval when it
- * needs two); one awaiting its second approval, Approve for finance.approve users other than the first approver,
- * Reject for finance.view.
+ * Approve and Reject as the server decided them for this viewer (D20, issue 20 finding 4): Approve only when they may
+ * give it, otherwise why not in words (never a button that can only fail); Reject while the request is open.
  */
 function RequestActions({ request, onAct }: { request: StaffWithdrawRequest; onAct: (target: Target) => void }) {
   const { t } = useTranslation('clientBase');
   const { t: tr } = useTranslation();
-  const user = useCurrentUser();
-  const open = request.status === 'pending' || request.status === 'awaiting_second_approval';
-  if (!open || !can(user.role, 'finance.view')) {
+  if (!request.can_approve && !request.can_reject) {
     return (
       <Text size="sm" c="dimmed">
         {tr('common.dash')}
@@ -88,29 +87,43 @@ function RequestActions({ request, onAct }: { request: StaffWithdrawRequest; onA
     );
   }
   const second = request.status === 'awaiting_second_approval';
-  const mayApprove = !second || (can(user.role, 'finance.approve') && request.first_approved_by !== user.id);
   return (
-    <Group gap={6} wrap="nowrap">
-      {mayApprove ? (
-        <Button
+    <Stack gap={4} align="flex-start">
+      <Group gap={6} wrap="nowrap">
+        {request.can_approve ? (
+          <Button
+            size="xs"
+            color="green"
+            onClick={() => onAct({ request, action: 'approve' })}
+            data-testid="withdrawal-approve"
+          >
+            {t(second ? 'withdrawals.approveSecond' : 'withdrawals.approve')}
+          </Button>
+        ) : null}
+        {request.can_reject ? (
+          <Button
+            size="xs"
+            color="red"
+            variant="light"
+            onClick={() => onAct({ request, action: 'reject' })}
+            data-testid="withdrawal-reject"
+          >
+            {t('withdrawals.reject')}
+          </Button>
+        ) : null}
+      </Group>
+      {request.approve_blocked ? (
+        <Text
           size="xs"
-          color="green"
-          onClick={() => onAct({ request, action: 'approve' })}
-          data-testid="withdrawal-approve"
+          c="dimmed"
+          maw={220}
+          data-testid="withdrawal-approve-blocked"
+          data-code={request.approve_blocked}
         >
-          {t(second ? 'withdrawals.approveSecond' : 'withdrawals.approve')}
-        </Button>
+          {t(`withdrawals.blocked.${request.approve_blocked}` as 'withdrawals.blocked.withdraw_no_second_approver')}
+        </Text>
       ) : null}
-      <Button
-        size="xs"
-        color="red"
-        variant="light"
-        onClick={() => onAct({ request, action: 'reject' })}
-        data-testid="withdrawal-reject"
-      >
-        {t('withdrawals.reject')}
-      </Button>
-    </Group>
+    </Stack>
   );
 }
 
@@ -140,6 +153,11 @@ function StatusWithReason({ request }: { request: StaffWithdrawRequest }) {
   return (
     <>
       <WithdrawalStatusBadge status={request.status} />
+      {request.no_eligible_approver ? (
+        <Text size="xs" c="orange.8" fw={500} mt={4} maw={260} data-testid="withdrawal-no-approver">
+          {t('withdrawals.noEligibleApprover')}
+        </Text>
+      ) : null}
       {request.status === 'rejected' && request.reject_reason ? (
         <Text
           size="xs"
@@ -166,14 +184,16 @@ function Field({ label, children, wide }: { label: string; children: ReactNode; 
   );
 }
 
-/** /crm/applications: the withdrawal requests, and (D20) the 'Подтверждения' tab of manual credits waiting. */
+/** /crm/applications: the withdrawal requests, and (D20) the 'Подтверждения' tab of manual credits and voids waiting. */
 export function WithdrawalRequests() {
   const { t } = useTranslation('clientBase');
   const { t: tr } = useTranslation();
   const [params, setParams] = useSearchParams();
   const tab = params.get('tab') === 'confirmations' ? 'confirmations' : 'requests';
   const credits = useManualCredits({ status: 'pending', perPage: 1 });
-  const pendingCredits = credits.data?.pending_count ?? 0;
+  // Issue 20 finding 11: the voids waiting for a second person are confirmed in the same tab.
+  const voids = useVoidRequests({ status: 'pending', perPage: 1 });
+  const pendingCredits = (credits.data?.pending_count ?? 0) + (voids.data?.pending_count ?? 0);
   return (
     <>
       <PageHeader title={t('withdrawals.title')} subtitle={t('withdrawals.subtitle')} />
@@ -209,7 +229,10 @@ export function WithdrawalRequests() {
           <RequestsTab />
         </Tabs.Panel>
         <Tabs.Panel value="confirmations">
-          <Confirmations />
+          <Stack gap="lg">
+            <Confirmations />
+            <VoidRequests />
+          </Stack>
         </Tabs.Panel>
       </Tabs>
     </>

@@ -1,0 +1,74 @@
+import { sql } from 'kysely';
+import { LEASES } from '../../platform/bus/leader.js';
+import type { Db } from '../../platform/db/index.js';
+import type { Trx } from '../ledger/service.js';
+import type { PriceTick } from './source.js';
+
+/**
+ * The price feed's durable writes (issue 21 §2–§4, decisions.md D22): ticks and the watermark together, fenced by the
+ * feed's lease. The watermark (leader_leases.watermark of the 'price-feed' row) is the time up to which every tick is
+ * stored: it moves only in the statement that stores the ticks up to it, and a tick at or before it is refused, so a
+ * price at or before the watermark can no longer change — what settlement and place-trade rely on.
+ */
+export const FEED_LEASE = LEASES.priceFeed;
+
+/** A stale leader's transaction cannot sit on the lease row: its session ends after this long idle in it. */
+const IDLE_IN_FLUSH_MS = 1000;
+
+export interface StoreTicksResult {
+  /** false: the fence is not the lease's any more (or it ran out); nothing was written. */
+  leased: boolean;
+  /** The ticks inserted (those after the watermark as it was). */
+  stored: number;
+  /** The watermark before this write (ticks at or before it were left out). */
+  previous: Date | null;
+}
+
+/**
+ * Stores ticks (in order) and moves the watermark to `watermark`, in one statement. With a `fence` (several processes
+ * over PostgreSQL) the statement takes the lease row only while that fence holds it and the lease has not run out —
+ * an UPDATE re-checked against the newest row, so a take-over that commits first makes it write nothing — and the
+ * ticks go in only if it did. Without one (the embedded database: one process) it just writes. Ticks at or before the
+ * previous watermark are refused (left out). Run it first in the flush's transaction: it locks the lease row until
+ * commit, and a stale leader's open transaction is ended by PostgreSQL after IDLE_IN_FLUSH_MS.
+ */
+export async function storeTicks(
+  trx: Trx | Db,
+  input: { ticks: readonly PriceTick[]; watermark: Date; fence: string | null },
+): Promise<StoreTicksResult> {
+  const { ticks, watermark, fence } = input;
+  const result = await sql<{ leased: number; stored: number; previous: Date | string | null }>`
+    with lease as (
+      update leader_leases l set watermark = greatest(l.watermark, ${watermark.toISOString()}::timestamptz)
+      where l.name = ${FEED_LEASE}
+        ${fence !== null ? sql`and l.fence = ${fence}::bigint and l.expires_at > clock_timestamp()` : sql``}
+      returning 1
+    ), prev as (
+      select watermark from leader_leases where name = ${FEED_LEASE}
+    ), ins as (
+      insert into price_ticks (symbol, price, at)
+      select v.symbol, v.price, v.at
+      from unnest(${ticks.map((t) => t.symbol)}::text[], ${ticks.map((t) => t.price)}::numeric[],
+                  ${ticks.map((t) => t.at.toISOString())}::timestamptz[]) with ordinality as v(symbol, price, at, n)
+      where exists (select 1 from lease) and v.at > coalesce((select watermark from prev), '-infinity'::timestamptz)
+      order by v.n
+      returning 1
+    )
+    select (select count(*) from lease)::int as leased, (select count(*) from ins)::int as stored,
+           (select watermark from prev) as previous
+      ${fence !== null ? sql`, set_config('idle_in_transaction_session_timeout', ${String(IDLE_IN_FLUSH_MS)}, true) as guard` : sql``}`.execute(
+    trx,
+  );
+  const row = result.rows[0]!;
+  return { leased: row.leased > 0, stored: row.stored, previous: row.previous ? new Date(row.previous) : null };
+}
+
+/** The watermark: every tick at or before it is stored (null before the feed ever wrote). */
+export async function feedWatermark(db: Db): Promise<Date | null> {
+  const row = await db
+    .selectFrom('leader_leases')
+    .select('watermark')
+    .where('name', '=', FEED_LEASE)
+    .executeTakeFirst();
+  return row?.watermark ? new Date(row.watermark) : null;
+}

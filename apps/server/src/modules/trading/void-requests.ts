@@ -1,0 +1,410 @@
+import {
+  centsToDollars,
+  type RejectVoidRequest,
+  type TradeVoidRequest,
+  type VoidRequestsQuery,
+  type VoidRequestsResponse,
+  type VoidTradeRequest,
+} from '@brokerage/shared';
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db/index.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { scopeClients } from '../../platform/access/client-scope.js';
+import { writeAudit } from '../../platform/audit/audit.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import { HttpError } from '../../platform/http/errors.js';
+import type { EventBus } from '../../platform/bus/index.js';
+import { publishBalanceChanged } from '../ledger/live.js';
+import { postEntry, type Trx } from '../ledger/service.js';
+
+/**
+ * Voids take two people (issue 20 finding 11; decisions.md D20 'Voids'; D1 keeps voiding the one thing staff may do
+ * to a trade). The void call (trading.manage) records a request — trade, who asked, why, when — and moves nothing.
+ * A second staff member with finance.approve who did not ask confirms it: in one transaction the trade is voided, its
+ * stake returned through the ledger (trade_refund, reference trade:<id>:settle, the one settlement would use, so the
+ * stake can never come back twice) and the audit row written. Or they reject it with a reason.
+ *
+ * Settlement never waits on a request: a request holds no lock on its trade. Confirming locks the trade (settlement
+ * claims with SKIP LOCKED, so it passes over it) and voids it only while it is active (both guard status = 'active');
+ * a trade that settled first makes the request lapse: the confirm answers 409 void_request_lapsed and nothing moves.
+ * Requests of settled trades are also marked lapsed when the list is read. Scoped by D5 (out of scope = 404).
+ */
+
+export interface VoidRequestDeps {
+  db: Db;
+  now: () => Date;
+  /** Live updates (D11): balance.changed after a confirmed void. */
+  bus?: EventBus;
+}
+
+function scopedRequests(db: Db, actor: Actor) {
+  return scopeClients(
+    db
+      .selectFrom('trade_void_requests as vr')
+      .innerJoin('trades as t', 't.id', 'vr.trade_id')
+      .innerJoin('trading_accounts as a', 'a.id', 'vr.account_id')
+      .innerJoin('clients', 'clients.id', 'a.client_id'),
+    actor,
+  );
+}
+
+function withColumns(db: Db, actor: Actor) {
+  return scopedRequests(db, actor).select([
+    'vr.id',
+    'vr.status',
+    'vr.trade_id',
+    'vr.account_id',
+    'a.client_id',
+    'clients.name as client_name',
+    't.asset',
+    't.direction',
+    't.amount_cents',
+    't.expires_at',
+    't.status as trade_status',
+    'vr.reason',
+    'vr.requested_by',
+    'vr.requested_by_name',
+    'vr.requested_at',
+    sql<string>`floor(extract(epoch from (now() - vr.requested_at)))`.as('age'),
+    'vr.decided_by',
+    'vr.decided_by_name',
+    'vr.decided_at',
+    'vr.reject_reason',
+    'vr.ledger_entry_id',
+  ]);
+}
+
+type RequestRow = Awaited<ReturnType<ReturnType<typeof withColumns>['executeTakeFirstOrThrow']>>;
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+function toView(r: RequestRow): TradeVoidRequest {
+  return {
+    id: Number(r.id),
+    status: r.status,
+    trade_id: Number(r.trade_id),
+    account_id: Number(r.account_id),
+    client_id: Number(r.client_id),
+    client_name: r.client_name,
+    asset: r.asset,
+    direction: r.direction,
+    amount: centsToDollars(r.amount_cents),
+    expires_at: iso(r.expires_at)!,
+    trade_status: r.trade_status,
+    reason: r.reason,
+    requested_by: r.requested_by,
+    requested_by_name: r.requested_by_name,
+    requested_at: iso(r.requested_at)!,
+    age_seconds: Math.max(0, Number(r.age)),
+    decided_by: r.decided_by,
+    decided_by_name: r.decided_by_name,
+    decided_at: iso(r.decided_at),
+    reject_reason: r.reject_reason,
+    ledger_entry_id: r.ledger_entry_id === null ? null : Number(r.ledger_entry_id),
+  };
+}
+
+async function requestView(db: Db, actor: Actor, id: number): Promise<TradeVoidRequest> {
+  const row = await withColumns(db, actor).where('vr.id', '=', id).executeTakeFirst();
+  if (!row) throw new HttpError(404, 'void_request_not_found');
+  return toView(row);
+}
+
+/**
+ * POST /api/trading/admin/accounts/:accountId/void-trade {trade_id, reason} (trading.manage): records the request and
+ * answers it (202). A closed trade → 409 trade_not_active; a trade whose void already waits → 409 void_request_pending.
+ */
+export async function requestVoid(
+  deps: VoidRequestDeps,
+  actor: Actor,
+  accountId: number,
+  input: VoidTradeRequest,
+): Promise<TradeVoidRequest> {
+  const account = await scopeClients(
+    deps.db.selectFrom('trading_accounts as a').innerJoin('clients', 'clients.id', 'a.client_id'),
+    actor,
+  )
+    .select('a.id')
+    .where('a.id', '=', accountId)
+    .executeTakeFirst();
+  if (!account) throw new HttpError(404, 'trading_account_not_found');
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      // Read, not locked: the request must never hold up settlement. A trade that settles right after this check
+      // leaves a request that lapses.
+      const trade = await trx
+        .selectFrom('trades')
+        .select(['id', 'status', 'asset', 'amount_cents', 'expires_at'])
+        .where('id', '=', input.trade_id)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!trade) throw new HttpError(404, 'trade_not_found');
+      if (trade.status !== 'active') throw new HttpError(409, 'trade_not_active');
+      const pending = await trx
+        .selectFrom('trade_void_requests')
+        .select('id')
+        .where('trade_id', '=', trade.id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      if (pending) throw new HttpError(409, 'void_request_pending');
+      const row = await trx
+        .insertInto('trade_void_requests')
+        .values({
+          trade_id: trade.id,
+          account_id: accountId,
+          reason: input.reason,
+          requested_by: actor.id,
+          requested_by_name: actor.name,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const id = Number(row.id);
+      await writeAudit(trx, actor, {
+        action: 'trade.void_request',
+        entityType: 'trade',
+        entityId: Number(trade.id),
+        after: {
+          void_request_id: id,
+          status: 'pending',
+          account_id: accountId,
+          asset: trade.asset,
+          amount: centsToDollars(trade.amount_cents),
+          expires_at: iso(trade.expires_at),
+          reason: input.reason,
+        },
+      });
+      return requestView(trx, actor, id);
+    });
+  } catch (err) {
+    // Two requests for one trade at the same moment: the partial unique index lets one through.
+    if (isUniqueViolation(err)) throw new HttpError(409, 'void_request_pending');
+    throw err;
+  }
+}
+
+/**
+ * Marks lapsed, with an audit row each, the pending requests whose trade is no longer active (it settled) or has
+ * reached its expiry: from then on its outcome is fixed by the published rule (D1), and a void confirmed after it would
+ * let two people pick the losing trades to undo.
+ */
+async function lapseSettled(trx: Trx, now: Date, where: { requestId?: number } = {}): Promise<void> {
+  const lapsed = await trx
+    .updateTable('trade_void_requests as vr')
+    .from('trades as t')
+    .set({ status: 'lapsed', decided_at: sql`now()` })
+    .whereRef('t.id', '=', 'vr.trade_id')
+    .where('vr.status', '=', 'pending')
+    .where((eb) => eb.or([eb('t.status', '<>', 'active'), eb('t.expires_at', '<=', now)]))
+    .$if(where.requestId !== undefined, (q) => q.where('vr.id', '=', where.requestId!))
+    .returning(['vr.id', 'vr.trade_id', 't.status as trade_status'])
+    .execute();
+  for (const r of lapsed) {
+    await writeAudit(trx, null, {
+      action: 'trade.void_lapse',
+      entityType: 'trade',
+      entityId: Number(r.trade_id),
+      before: { void_request_id: Number(r.id), status: 'pending' },
+      after: { status: 'lapsed', trade_status: r.trade_status },
+    });
+  }
+}
+
+/** GET /api/void-requests (finance.view): the requests of the clients in scope, of one status (pending: oldest first). */
+export async function listVoidRequests(
+  deps: VoidRequestDeps,
+  actor: Actor,
+  query: VoidRequestsQuery,
+): Promise<VoidRequestsResponse> {
+  await deps.db.transaction().execute((trx) => lapseSettled(trx, deps.now()));
+  let counted = scopedRequests(deps.db, actor).where('vr.status', '=', query.status);
+  let rows = withColumns(deps.db, actor).where('vr.status', '=', query.status);
+  if (query.account_id !== undefined) {
+    counted = counted.where('vr.account_id', '=', query.account_id);
+    rows = rows.where('vr.account_id', '=', query.account_id);
+  }
+  const order = query.status === 'pending' ? 'asc' : 'desc';
+  const [{ total }, pending, items] = await Promise.all([
+    counted.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+    scopedRequests(deps.db, actor)
+      .where('vr.status', '=', 'pending')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
+    rows
+      .orderBy('vr.requested_at', order)
+      .orderBy('vr.id', order)
+      .limit(query.per_page)
+      .offset((query.page - 1) * query.per_page)
+      .execute(),
+  ]);
+  return { items: items.map(toView), total: Number(total), pending_count: Number(pending.n) };
+}
+
+/** The account's voids waiting for confirmation whose trade is still active (the account detail), oldest first. */
+export async function pendingVoidsOfAccount(db: Db, actor: Actor, accountId: number): Promise<TradeVoidRequest[]> {
+  const rows = await withColumns(db, actor)
+    .where('vr.account_id', '=', accountId)
+    .where('vr.status', '=', 'pending')
+    .where('t.status', '=', 'active')
+    .orderBy('vr.requested_at')
+    .orderBy('vr.id')
+    .execute();
+  return rows.map(toView);
+}
+
+/** 404 unless the request exists and its client is in the actor's scope; its trade id. */
+async function findInScope(trx: Trx, actor: Actor, id: number): Promise<number> {
+  const found = await scopedRequests(trx, actor).select('vr.trade_id').where('vr.id', '=', id).executeTakeFirst();
+  if (!found) throw new HttpError(404, 'void_request_not_found');
+  return Number(found.trade_id);
+}
+
+function lockRequest(trx: Trx, id: number) {
+  return trx.selectFrom('trade_void_requests').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+}
+
+function refuseDecided(status: string): void {
+  if (status === 'rejected') throw new HttpError(409, 'void_request_already_rejected');
+  if (status === 'lapsed') throw new HttpError(409, 'void_request_lapsed');
+}
+
+/**
+ * POST /api/void-requests/:id/confirm (finance.approve). Its requester → 409 void_request_own; rejected or lapsed →
+ * 409; confirmed → 200 with its state and no second effect; a trade that settled meanwhile → the request lapses
+ * (committed) and 409 void_request_lapsed. Otherwise the trade is voided as D1 says, in this transaction.
+ */
+export async function confirmVoidRequest(deps: VoidRequestDeps, actor: Actor, id: number): Promise<TradeVoidRequest> {
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const tradeId = await findInScope(trx, actor, id);
+    // The trade first, then the request: the order every path that takes both uses.
+    const trade = await trx
+      .selectFrom('trades')
+      .selectAll()
+      .where('id', '=', tradeId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const request = await lockRequest(trx, id);
+    if (request.requested_by !== null && request.requested_by === actor.id) {
+      throw new HttpError(409, 'void_request_own');
+    }
+    if (request.status === 'confirmed')
+      return { lapsed: false, accountId: null, view: await requestView(trx, actor, id) };
+    refuseDecided(request.status);
+    if (trade.status !== 'active' || new Date(trade.expires_at) <= deps.now()) {
+      await lapseSettled(trx, deps.now(), { requestId: id });
+      return { lapsed: true, accountId: null, view: null };
+    }
+
+    const accountId = Number(trade.account_id);
+    const amountCents = Number(trade.amount_cents);
+    await trx
+      .updateTable('trades')
+      .set({
+        status: 'voided',
+        void_reason: request.reason,
+        // The void is the requester's (their reason); the request and the audit row name who confirmed it.
+        voided_by: request.requested_by,
+        settled_at: deps.now(),
+        profit_cents: 0,
+      })
+      .where('id', '=', trade.id)
+      .where('status', '=', 'active')
+      .executeTakeFirstOrThrow();
+    const { entry } = await postEntry(trx, {
+      accountId,
+      kind: 'trade_refund',
+      amountCents,
+      reference: `trade:${trade.id}:settle`,
+      actor: { id: request.requested_by },
+      reason: request.reason,
+    });
+    await trx
+      .updateTable('trade_void_requests')
+      .set({
+        status: 'confirmed',
+        decided_by: actor.id,
+        decided_by_name: actor.name,
+        decided_at: sql`now()`,
+        ledger_entry_id: entry.id,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    await writeAudit(trx, actor, {
+      action: 'trade.void',
+      entityType: 'trade',
+      entityId: Number(trade.id),
+      before: {
+        status: 'active',
+        account_id: accountId,
+        asset: trade.asset,
+        amount: centsToDollars(amountCents),
+        void_request_id: id,
+        requested_by: request.requested_by_name,
+      },
+      after: {
+        status: 'voided',
+        reason: request.reason,
+        refunded: centsToDollars(amountCents),
+        balance: centsToDollars(entry.balanceAfterCents),
+      },
+    });
+    return { lapsed: false, accountId, view: await requestView(trx, actor, id) };
+  });
+  if (result.lapsed) throw new HttpError(409, 'void_request_lapsed');
+  if (deps.bus && result.accountId !== null) await publishBalanceChanged(deps.db, deps.bus, [result.accountId]);
+  return result.view!;
+}
+
+/**
+ * POST /api/void-requests/:id/reject {reason} (finance.approve; the requester may withdraw their own this way):
+ * nothing moves and the trade settles as usual. A decided request → 409; one whose trade settled meanwhile lapses.
+ */
+export async function rejectVoidRequest(
+  deps: VoidRequestDeps,
+  actor: Actor,
+  id: number,
+  input: RejectVoidRequest,
+): Promise<TradeVoidRequest> {
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const tradeId = await findInScope(trx, actor, id);
+    const request = await lockRequest(trx, id);
+    if (request.status === 'confirmed') throw new HttpError(409, 'void_request_already_confirmed');
+    refuseDecided(request.status);
+    const trade = await trx
+      .selectFrom('trades')
+      .select(['status', 'expires_at'])
+      .where('id', '=', tradeId)
+      .executeTakeFirstOrThrow();
+    if (trade.status !== 'active' || new Date(trade.expires_at) <= deps.now()) {
+      await lapseSettled(trx, deps.now(), { requestId: id });
+      return null;
+    }
+    await trx
+      .updateTable('trade_void_requests')
+      .set({
+        status: 'rejected',
+        decided_by: actor.id,
+        decided_by_name: actor.name,
+        decided_at: sql`now()`,
+        reject_reason: input.reason,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    await writeAudit(trx, actor, {
+      action: 'trade.void_reject',
+      entityType: 'trade',
+      entityId: tradeId,
+      before: {
+        void_request_id: id,
+        status: 'pending',
+        requested_by: request.requested_by_name,
+        reason: request.reason,
+      },
+      after: { status: 'rejected', reason: input.reason },
+    });
+    return requestView(trx, actor, id);
+  });
+  if (result === null) throw new HttpError(409, 'void_request_lapsed');
+  return result;
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postEntry, reconcile } from '../src/modules/ledger/service.js';
+import { freshDatabase } from './helpers.js';
+import { startNginx, type Nginx } from './nginx.js';
+import { startServerProcess, until, type ServerProcess } from './server-process.js';
+
+/**
+ * Issue 21 §8: two server processes over one PostgreSQL behind nginx, started with the example configuration the
+ * repository ships (deploy/nginx.conf). The process that leads the price feed is killed (SIGKILL) while clients trade
+ * through nginx: they keep trading through the other process within 5 s, every acknowledged trade exists once and
+ * settles once, and the ledger reconciles.
+ */
+const CLIENTS = 4;
+
+async function json<T>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let dir: string;
+  const procs: ServerProcess[] = [];
+  let nginx: Nginx | undefined;
+
+  beforeAll(async () => {
+    database = await freshDatabase('postgres');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brokerage-lb-'));
+    const ticks = path.join(dir, 'ticks.csv');
+    // One constant price: every trade is a tie, so each settles with exactly one refund entry to count.
+    fs.writeFileSync(ticks, 't_ms,symbol,price\n0,EURUSD,1.10000\n');
+    const env = {
+      DATABASE_URL: database.url!,
+      PRICE_SOURCE: `replay:${ticks}`,
+      TRADE_DURATIONS: '2,300',
+      SETTLEMENT_INTERVAL_MS: '200',
+      FEED_LEADER_RETRY_MS: '500',
+      WEB_DIST: '/nonexistent',
+      DEMO_DATA: '0',
+      LOGIN_RATE_PER_MINUTE: '100000',
+      TRUST_PROXY: '127.0.0.1',
+    };
+    // The first process started leads the feed and settlement.
+    procs.push(await startServerProcess(env, { tmpPrefix: 'brokerage-lb-' }));
+    procs.push(await startServerProcess(env, { tmpPrefix: 'brokerage-lb-' }));
+    nginx = await startNginx(procs.map((p) => new URL(p.url).host));
+  }, 180_000);
+
+  afterAll(async () => {
+    await nginx?.stop();
+    for (const p of procs) await p.kill();
+    await database?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps clients trading through the other process within 5 s of killing the leader', async () => {
+    const base = nginx!.url;
+    const clients: { token: string }[] = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const res = await fetch(`${base}/api/auth/register-client`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Trader', email: `lb.${randomUUID()}@test.local`, password: 'secret-123' }),
+      });
+      expect(res.status).toBe(201);
+      const body = await json<{ access_token: string; user: { id: string } }>(res);
+      const account = await database.db
+        .selectFrom('trading_accounts')
+        .select('id')
+        .where('user_id', '=', body.user.id)
+        .executeTakeFirstOrThrow();
+      await database.db.transaction().execute((trx) =>
+        postEntry(trx, {
+          accountId: Number(account.id),
+          kind: 'deposit',
+          amountCents: 10_000_000,
+          reference: `test:${randomUUID()}`,
+          actor: null,
+        }),
+      );
+      clients.push({ token: body.access_token });
+    }
+
+    // Each client places a 2-second trade every ~100 ms through nginx, retrying a failed call under the same key
+    // (what the trading screen does), and notes when each call was acknowledged.
+    const acknowledged: { id: number; at: number }[] = [];
+    const failures: { status: number; at: number }[] = [];
+    let running = true;
+    const place = async (token: string) => {
+      const key = randomUUID();
+      for (let attempt = 0; attempt < 50 && running; attempt++) {
+        const res = await fetch(`${base}/api/trading/place-trade`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': key },
+          body: JSON.stringify({ direction: 'call', amount: 1, duration: 2, asset: 'EURUSD' }),
+        }).catch(() => null);
+        if (res?.status === 201) {
+          const body = await json<{ trade: { id: number } }>(res);
+          acknowledged.push({ id: body.trade.id, at: Date.now() });
+          return;
+        }
+        failures.push({ status: res?.status ?? 0, at: Date.now() });
+        await res?.body?.cancel();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const loops = clients.map(async (c) => {
+      while (running) {
+        await place(c.token);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+
+    await until('trades acknowledged through nginx', async () => acknowledged.length >= 20, 30_000);
+    const leader = procs[0]!;
+    const killedAt = Date.now();
+    await leader.kill();
+    await until(
+      'trading to go on after the kill',
+      async () => acknowledged.some((a) => a.at > killedAt + 3000),
+      30_000,
+    );
+    running = false;
+    await Promise.all(loops);
+
+    // Within 5 s of the kill every client is acknowledged again: the longest gap between a kill and the next
+    // acknowledged trade is under 5 s.
+    const firstAfter = Math.min(...acknowledged.filter((a) => a.at > killedAt).map((a) => a.at));
+    expect(firstAfter - killedAt).toBeLessThan(5000);
+    expect(procs[1]!.child.exitCode).toBeNull();
+
+    // Every acknowledged trade exists once and settles once (the survivor took over the feed and settlement).
+    const ids = acknowledged.map((a) => a.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    await until(
+      'every acknowledged trade settled',
+      async () => {
+        const rows = await database.db.selectFrom('trades').select('status').where('id', 'in', ids).execute();
+        return rows.length === ids.length && rows.every((r) => r.status !== 'active');
+      },
+      30_000,
+    );
+    const settles = await database.db
+      .selectFrom('ledger_entries')
+      .select('reference')
+      .where('reference', 'like', 'trade:%:settle')
+      .execute();
+    const counts = new Map<string, number>();
+    for (const s of settles) counts.set(s.reference, (counts.get(s.reference) ?? 0) + 1);
+    for (const id of ids) expect(counts.get(`trade:${id}:settle`), `trade ${id}`).toBe(1);
+    expect(await reconcile(database.db)).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,55 @@
+import { tradeVoidRequestSchema, voidRequestsResponseSchema, type VoidRequestStatus } from '@brokerage/shared';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiCall } from '../../../lib/api';
+
+/**
+ * Voids waiting for a second staff member (issue 20 finding 11): the 'Подтверждения' tab of /crm/applications lists
+ * them beside the manual credits; the account detail shows its own (pendingVoids of the account's answer).
+ */
+export const voidRequestKeys = {
+  all: ['void-requests'] as const,
+  list: (query: Record<string, string | number | undefined>) => ['void-requests', 'list', query] as const,
+};
+
+export function useVoidRequests(
+  params: { status?: VoidRequestStatus; page?: number; perPage?: number },
+  options: { enabled?: boolean } = {},
+) {
+  const query = { status: params.status ?? 'pending', page: params.page ?? 1, per_page: params.perPage ?? 50 };
+  return useQuery({
+    queryKey: voidRequestKeys.list(query),
+    queryFn: ({ signal }) => apiCall(voidRequestsResponseSchema, '/api/void-requests', { query, signal }),
+    placeholderData: keepPreviousData,
+    enabled: options.enabled ?? true,
+  });
+}
+
+/** After a confirmation or a rejection: the requests, and the accounts and trades shown anywhere, are stale. */
+function useVoidsChanged() {
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: voidRequestKeys.all }),
+      queryClient.invalidateQueries({ queryKey: ['trading-admin'] }),
+      queryClient.invalidateQueries({ queryKey: ['clients'] }),
+    ]);
+}
+
+/** POST /api/void-requests/:id/confirm (finance.approve, never its requester): the trade is voided, its stake returned. */
+export function useConfirmVoid() {
+  const changed = useVoidsChanged();
+  return useMutation({
+    mutationFn: (id: number) => apiCall(tradeVoidRequestSchema, `/api/void-requests/${id}/confirm`, { method: 'POST' }),
+    onSettled: changed,
+  });
+}
+
+/** POST /api/void-requests/:id/reject {reason}: nothing moves; the trade settles at its expiry. */
+export function useRejectVoid() {
+  const changed = useVoidsChanged();
+  return useMutation({
+    mutationFn: ({ id, reason }: { id: number; reason: string }) =>
+      apiCall(tradeVoidRequestSchema, `/api/void-requests/${id}/reject`, { method: 'POST', body: { reason } }),
+    onSettled: changed,
+  });
+}

@@ -333,6 +333,19 @@ describe.each(dbKinds())('live streams resume on %s', (kind) => {
       await deposit(quick.db, client.accountId, 12_345);
       const frame = await socket.next((f) => f.type === 'balance.changed', 10_000, 'balance.changed at the resync');
       expect(frame.payload).toEqual({ account_id: client.accountId, balance: (1_000_000 + 12_345) / 100 });
+
+      // A void written by any path (here by hand) is stamped by the database (trades_stamp_void) and reaches the socket.
+      quick.clock.set(T0 + 1000);
+      await quick.a.app.engine.prices.pump();
+      const id = await place(quick.a, client, 'call', 300);
+      await caughtUp(quick.db, socket, client);
+      await quick.db
+        .updateTable('trades')
+        .set({ status: 'voided', void_reason: 'test', settled_at: new Date(T0 + 2000), profit_cents: 0 })
+        .where('id', '=', id)
+        .execute();
+      const voided = await socket.next((f) => f.type === 'trade.settled', 10_000, 'the void at the resync');
+      expect(tradeOf(voided)).toMatchObject({ id, status: 'voided' });
       socket.close();
     } finally {
       await quick.close();

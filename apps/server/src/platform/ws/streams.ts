@@ -291,14 +291,19 @@ export class LiveStreams {
    * sends any the bus did not bring).
    */
   onUserEvent(
-    event: { type: string; user_id: string; payload?: Record<string, unknown>; seq?: number },
+    event: { type: string; user_id: string; payload?: Record<string, unknown>; account_id?: number; seq?: number },
     owners: Iterable<StreamHolder>,
     watchers: Iterable<StreamHolder>,
   ): void {
     if (ACCOUNT_EVENTS.has(event.type)) {
       const seq = event.type === 'account.changed' ? event.seq : undefined;
       const streams: LiveStream[] = [];
-      for (const holder of owners) if (holder.own) streams.push(holder.own);
+      for (const holder of owners) {
+        // A client whose trading account was opened after its socket: its stream from the account's beginning.
+        if (!holder.own && event.account_id !== undefined && holder.streams.has(LIVE_STREAM_MESSAGES))
+          holder.own = this.open(holder, 'account', liveAccountStream(event.account_id), event.account_id, 0);
+        if (holder.own) streams.push(holder.own);
+      }
       for (const holder of watchers)
         for (const [accountId, userId] of holder.watched) {
           const stream = userId === event.user_id ? holder.streams.get(liveAccountStream(accountId)) : undefined;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postEntry, reconcile } from '../src/modules/ledger/service.js';
 import { freshDatabase } from './helpers.js';
+import { connectLive, type LiveFrame } from './live-helpers.js';
 import { startNginx, type Nginx } from './nginx.js';
 import { startServerProcess, until, type ServerProcess } from './server-process.js';
 
@@ -12,12 +13,59 @@ import { startServerProcess, until, type ServerProcess } from './server-process.
  * Issue 21 §8: two server processes over one PostgreSQL behind nginx, started with the example configuration the
  * repository ships (deploy/nginx.conf). The process that leads the price feed is killed (SIGKILL) while clients trade
  * through nginx: they keep trading through the other process within 5 s, every acknowledged trade exists once and
- * settles once, and the ledger reconciles.
+ * settles once, the ledger reconciles, and every client's socket (through nginx; reconnecting and resuming from its
+ * last sequence when its process dies, as the web client does) is told of every settlement of its account.
  */
 const CLIENTS = 4;
 
 async function json<T>(res: Response): Promise<T> {
   return (await res.json()) as T;
+}
+
+/**
+ * A live socket that comes back: on close it connects again (through nginx, to whichever process answers) and sends
+ * `resume` with the last sequence it saw of each stream. Every frame of every connection is kept.
+ */
+function resumingSocket(url: string) {
+  const frames: LiveFrame[] = [];
+  const seqs: Record<string, number> = {};
+  let stopped = false;
+  let reconnects = 0;
+  const run = async () => {
+    while (!stopped) {
+      const socket = await connectLive(url).catch(() => null);
+      if (!socket) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      socket.ws.on('message', (data) => {
+        const f = JSON.parse(data.toString()) as LiveFrame;
+        frames.push(f);
+        if (typeof f.stream === 'string' && typeof f.seq === 'number') seqs[f.stream] = f.seq;
+        if (f.type === 'resumed') {
+          // A stream first heard of here starts where the server stands.
+          for (const [k, v] of Object.entries(f.streams as Record<string, number>)) seqs[k] ??= v;
+        }
+      });
+      socket.send({ type: 'resume', streams: { ...seqs } });
+      const code = await Promise.race([socket.closed, until('stop', async () => stopped, 600_000, 50)]);
+      if (code === true) socket.close();
+      else reconnects++;
+    }
+  };
+  const done = run();
+  return {
+    frames,
+    reconnects: () => reconnects,
+    settled: () =>
+      new Set(
+        frames.filter((f) => f.type === 'trade.settled').map((f) => (f.payload as { trade: { id: number } }).trade.id),
+      ),
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
 }
 
 describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx', () => {
@@ -58,7 +106,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx
 
   it('keeps clients trading through the other process within 5 s of killing the leader', async () => {
     const base = nginx!.url;
-    const clients: { token: string }[] = [];
+    const clients: { token: string; socket: ReturnType<typeof resumingSocket> }[] = [];
     for (let i = 0; i < CLIENTS; i++) {
       const res = await fetch(`${base}/api/auth/register-client`, {
         method: 'POST',
@@ -81,15 +129,15 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx
           actor: null,
         }),
       );
-      clients.push({ token: body.access_token });
+      clients.push({ token: body.access_token, socket: resumingSocket(`${nginx!.ws}?token=${body.access_token}`) });
     }
 
     // Each client places a 2-second trade every ~100 ms through nginx, retrying a failed call under the same key
     // (what the trading screen does), and notes when each call was acknowledged.
-    const acknowledged: { id: number; at: number }[] = [];
+    const acknowledged: { id: number; at: number; client: number }[] = [];
     const failures: { status: number; at: number }[] = [];
     let running = true;
-    const place = async (token: string) => {
+    const place = async (token: string, client: number) => {
       const key = randomUUID();
       for (let attempt = 0; attempt < 50 && running; attempt++) {
         const res = await fetch(`${base}/api/trading/place-trade`, {
@@ -99,7 +147,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx
         }).catch(() => null);
         if (res?.status === 201) {
           const body = await json<{ trade: { id: number } }>(res);
-          acknowledged.push({ id: body.trade.id, at: Date.now() });
+          acknowledged.push({ id: body.trade.id, at: Date.now(), client });
           return;
         }
         failures.push({ status: res?.status ?? 0, at: Date.now() });
@@ -107,9 +155,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx
         await new Promise((r) => setTimeout(r, 100));
       }
     };
-    const loops = clients.map(async (c) => {
+    const loops = clients.map(async (c, i) => {
       while (running) {
-        await place(c.token);
+        await place(c.token, i);
         await new Promise((r) => setTimeout(r, 100));
       }
     });
@@ -152,5 +200,21 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx
     for (const s of settles) counts.set(s.reference, (counts.get(s.reference) ?? 0) + 1);
     for (const id of ids) expect(counts.get(`trade:${id}:settle`), `trade ${id}`).toBe(1);
     expect(await reconcile(database.db)).toEqual([]);
-  }, 120_000);
+
+    // Every client's socket was told of every settlement of its account, across the kill (the sockets that were on
+    // the killed process came back through nginx and resumed).
+    for (const [i, c] of clients.entries()) {
+      const mine = acknowledged.filter((a) => a.client === i).map((a) => a.id);
+      await until(
+        'every settlement on its socket',
+        async () => mine.every((id) => c.socket.settled().has(id)),
+        20_000,
+      ).catch(() => undefined);
+      const missed = mine.filter((id) => !c.socket.settled().has(id));
+      expect(missed, `client ${i} missed settlements`).toEqual([]);
+      expect(c.socket.frames.filter((f) => f.type === 'refetch')).toEqual([]);
+    }
+    expect(clients.some((c) => c.socket.reconnects() > 0)).toBe(true);
+    for (const c of clients) await c.socket.stop();
+  }, 180_000);
 });

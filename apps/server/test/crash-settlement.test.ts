@@ -206,5 +206,5 @@ describe.runIf(process.env.TEST_DATABASE_URL)('settlement survives SIGKILL of th
         `(${lost} cut off by a kill); settled ${JSON.stringify(byStatus)}`,
     );
     for (const p of procs.splice(0)) await p.stop();
-  }, 240_000);
+  }, 420_000);
 });

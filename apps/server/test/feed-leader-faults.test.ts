@@ -98,7 +98,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the price-feed leader stalled or 
   async function roles(): Promise<{ leader: ServerProcess; other: ServerProcess }> {
     const leader = await until('a feed leader among the processes', async () => {
       const l = await lease();
-      return l.process && alive(l.process.child) && new Date(l.expires_at) > new Date() ? l.process : undefined;
+      return l.process && alive(l.process.child) && new Date(l.expires_at as unknown as string | Date) > new Date()
+        ? l.process
+        : undefined;
     });
     return { leader, other: procs.find((p) => p !== leader && alive(p.child))! };
   }

@@ -116,7 +116,7 @@ function RequestActions({ request, onAct }: { request: StaffWithdrawRequest; onA
         <Text
           size="xs"
           c="dimmed"
-          maw={220}
+          maw={180}
           data-testid="withdrawal-approve-blocked"
           data-code={request.approve_blocked}
         >

@@ -136,14 +136,19 @@ export class LeadCollector {
   accept(row: number, cells: readonly unknown[], columns?: readonly number[]): void {
     // The header and MAX_IMPORT_ROWS more, blank rows (before the header too) included.
     this.rowsRead += 1;
-    if (this.rowsRead > MAX_IMPORT_ROWS + 1)
-      throw new HttpError(400, 'upload_too_many_rows', { max: MAX_IMPORT_ROWS });
-    const texts = cells.map(cellText);
-    if (!texts.some((t) => t !== '')) return;
-    const columnOf = (i: number) => (columns ? columns[i]! : i);
+    if (this.rowsRead > MAX_IMPORT_ROWS + 1) throw new HttpError(400, 'upload_too_many_rows', { max: MAX_IMPORT_ROWS });
+    // Plain loops: this runs for every row of the file.
+    const texts: string[] = new Array<string>(cells.length);
+    let blank = true;
+    for (let i = 0; i < cells.length; i++) {
+      const text = cellText(cells[i]);
+      texts[i] = text;
+      if (text !== '') blank = false;
+    }
+    if (blank) return;
     if (!this.header) {
       const line: string[] = [];
-      texts.forEach((text, i) => (line[columnOf(i)] = text));
+      for (let i = 0; i < texts.length; i++) line[columns ? columns[i]! : i] = texts[i]!;
       const { columns: found, missing } = matchHeader(line);
       if (missing.length > 0)
         throw new HttpError(400, 'upload_missing_columns', { columns: missing.map((f) => FIELD_LABEL[f]).join(', ') });
@@ -154,14 +159,15 @@ export class LeadCollector {
     }
     this.total += 1;
     const cells_: LeadCells = { name: '', email: '', phone: '', country: '', campaign: '', source: '' };
-    texts.forEach((text, i) => {
-      const field = this.fieldOf.get(columnOf(i));
-      if (field) cells_[field] = text;
-    });
+    for (let i = 0; i < texts.length; i++) {
+      const field = this.fieldOf.get(columns ? columns[i]! : i);
+      if (field) cells_[field] = texts[i]!;
+    }
     const checked = this.check(cells_);
     if (typeof checked !== 'string') {
       this.invalidCount += 1;
-      if (this.invalid.length < LEAD_IMPORT_REJECTED_KEPT) this.invalid.push({ row, reason: checked, cells: kept(cells_) });
+      if (this.invalid.length < LEAD_IMPORT_REJECTED_KEPT)
+        this.invalid.push({ row, reason: checked, cells: kept(cells_) });
       return;
     }
     const v = this.valid;

@@ -216,7 +216,6 @@ class SharedStringsReader extends PartHandler {
   override text(piece: string): void {
     if (this.value.length <= CELL_RAW_MAX) this.value += piece.slice(0, CELL_RAW_MAX + 1 - this.value.length);
   }
-
 }
 
 /** Reads `<row>`s and their `<c>`ells into sparse rows; `drain` hands over those completed so far. */

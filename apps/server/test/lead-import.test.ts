@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UploadClientsResult } from '@brokerage/shared';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
+import { workbook } from './xlsx-files.js';
 
 /** A multipart/form-data body with one file, as a browser's FormData sends it. */
 async function multipart(
@@ -303,7 +304,7 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
     const truncated = await upload('truncated.xlsx', xlsx.subarray(0, Math.floor(xlsx.length / 2)));
     expect(truncated.statusCode, truncated.body).toBe(400);
 
-    // A worksheet whose deflate data is corrupt: the unzipper fails while exceljs waits for the entry's end.
+    // A worksheet whose deflate data is corrupt: inflating it fails, a 400 like any broken workbook.
     const corrupt = Buffer.from(xlsx);
     const at = corrupt.indexOf('xl/worksheets/sheet1.xml');
     const header = corrupt.lastIndexOf(Buffer.from('PK\u0003\u0004', 'latin1'), at);
@@ -360,6 +361,56 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
     expect(cutRes.statusCode).toBe(400);
 
     expect(await importedLeads()).toEqual([]);
+  });
+
+  it('XLSX as other programs write it: rich, phonetic, inline and formula strings, references left out, the first sheet by the workbook', async () => {
+    const file = workbook({
+      sheets: [
+        {
+          name: 'Leads',
+          rows: () => [
+            '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c>',
+            '<c r="C1" t="inlineStr"><is><t>Phone</t></is></c><c r="D1" t="str"><f>"Country"</f><v>Country</v></c></row>',
+            // No references at all: the row after the last, each cell after the one before.
+            '<row><c t="inlineStr"><is><r><t>Ann &amp; </t></r><r><t>Bob</t></r></is></c>',
+            '<c t="inlineStr"><is><t><![CDATA[ann@example.com]]></t></is></c><c><v>87017654321</v></c>',
+            '<c t="s"><v>2</v></c><c t="b"><v>1</v></c><c t="e"><v>#N/A</v></c></row>',
+            '<row r="5"><c r="A5" t="str"><f>"x"</f><v>&#1050;&#x430;&#x0442;&#x44F;</v></c>',
+            '<c r="B5" t="inlineStr"><is><t>katya@example.com</t></is></c><c r="C5"><f>C2+1</f><v>87017654322</v></c>',
+            '<c r="D5" t="s"><v>2</v></c></row>',
+            // Something only far to the right of the header: a row, and an incomplete one.
+            '<row r="6"><c r="ZZ6" t="inlineStr"><is><t>note</t></is></c></row>',
+          ],
+        },
+        { name: 'Notes', rows: () => ['<row r="1"><c r="A1" t="inlineStr"><is><t>not read</t></is></c></row>'] },
+      ],
+      sharedStrings: [
+        '<r><t xml:space="preserve">full </t></r><r><t>name</t></r>',
+        '<t>Email</t><rPh sb="0" eb="1"><t>left out</t></rPh>',
+        '<t>Kazakhstan</t>',
+      ],
+      // The archive holds the second sheet first: the workbook's order decides.
+      stored: [1, 0],
+    });
+    const res = await upload('programs.xlsx', file);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ total_processed: 3, clients_created: 2, skipped_incomplete: 1 });
+    expect(res.json().rejected).toEqual([{ row: 6, reason: 'не заполнено: full name, Email, Phone, Country' }]);
+    expect(await importedLeads()).toMatchObject([
+      { name: 'Ann & Bob', email: 'ann@example.com', phone: '87017654321', country: 'Kazakhstan' },
+      { name: 'Катя', email: 'katya@example.com', phone_e164: '+77017654322', country: 'Kazakhstan' },
+    ]);
+
+    // A DOCTYPE (entity declarations) or a cell past column XFD: a damaged workbook, never a 5xx.
+    for (const row of ['<!DOCTYPE x [<!ENTITY a "aaaa">]><row r="2"/>', '<row r="2"><c r="XFE2"><v>1</v></c></row>']) {
+      const bad = workbook({
+        sheets: [{ name: 'Leads', rows: () => ['<row r="1"><c r="A1" t="s"><v>0</v></c></row>', row] }],
+        sharedStrings: ['<t>full name</t>'],
+      });
+      const refused = await upload('bad.xlsx', bad);
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json().detail).toBe('Файл «bad.xlsx» не является книгой Excel (.xlsx) или поврежден');
+    }
   });
 
   it('odd but valid files import: an XLSX saved under .xls, numbers as phone cells, a control character in the name', async () => {

@@ -12,7 +12,7 @@ const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: erro
 /**
  * Lead import (back-office.md §2.11 'File upload', §7 POST /upload-clients; issue 10). The multipart parser is
  * registered here only: no other route takes files. The file is not buffered by the framework; the service reads
- * the stream as it arrives and busboy stops it at UPLOAD_MAX_MB (413).
+ * the stream as it arrives (a workbook is gathered, then read) and busboy stops it at UPLOAD_MAX_MB (413).
  */
 export const importRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   const maxBytes = Math.floor(deps.config.UPLOAD_MAX_MB * 1024 * 1024);
@@ -32,7 +32,9 @@ export const importRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
           'Email / E-mail / Почта, Phone / Телефон, Country / Страна (required); Campaign / Кампания, ' +
           'Source / Источник (optional). CSV in UTF-8 (with or without BOM), comma or semicolon separated. ' +
           'A lead whose e-mail (any case) or E.164 phone is already in the base or on an earlier row is a duplicate. ' +
-          'Files over UPLOAD_MAX_MB (10 MB by default) are refused with 413.',
+          'Files over UPLOAD_MAX_MB (10 MB by default) are refused with 413; an XLSX that unpacks to more than ' +
+          'IMPORT_MAX_UNPACKED_MB (200 MB), or any file of more than 500,000 rows after the header (blank ones ' +
+          'count), with 400. The CSV of rejected rows holds the first 10,000 of them.',
         consumes: ['multipart/form-data'],
         body: uploadClientsBodySchema,
         response: { 200: uploadClientsResultSchema, ...errors, 413: errorSchema },

@@ -32,8 +32,9 @@ export const rejectedCsvPath = (id: string) => `/api/upload-clients/${id}/reject
 
 /**
  * POST /api/upload-clients (back-office.md §2.11, §3 'Upload result'; issue 10; decisions.md D13, D17). A CSV is
- * parsed while it arrives (csv-parse), a workbook once it is in (parse/xlsx.ts, SheetJS for legacy XLS), with the
- * limits of issue 20 (rows, unpacked bytes, the event loop's turns; see parse/); each row is checked in memory (a required field missing, a malformed e-mail, a phone libphonenumber-js cannot parse → skipped_incomplete).
+ * parsed while it arrives (csv-parse), a workbook once it is in (parse/xlsx.ts, SheetJS for legacy XLS), within the
+ * bounds of issue 20 (rows, unpacked bytes, the event loop's turns; see parse/); each row is checked in memory (a
+ * required field missing, a malformed e-mail, a phone libphonenumber-js cannot parse → skipped_incomplete).
  * The rows that pass are then, in one transaction: staged into a temporary table (unnest of arrays, a few statements
  * for any size, on PostgreSQL and PGlite alike), compared under LEAD_CREATION_LOCK (clients/duplicates.ts) with the base and with earlier rows
  * of the file by SQL (the rule of findLeadByContact: e-mail case-insensitive or E.164 phone), and inserted as new

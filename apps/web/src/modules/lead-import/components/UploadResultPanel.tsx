@@ -1,4 +1,4 @@
-import type { UploadClientsResult } from '@brokerage/shared';
+import { LEAD_IMPORT_REJECTED_KEPT, type UploadClientsResult } from '@brokerage/shared';
 import { Alert, Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertCircle, IconCircleCheck, IconCopy, IconDownload, IconFiles, IconUserPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -7,8 +7,8 @@ import { SummaryCards } from '../../ui/SummaryCards';
 
 /**
  * §2.11 success panel 'Upload completed!': the four counts, the campaign with 'Status of new clients: New' when the
- * file named one, the server's message, then the rejected rows (the first the answer lists) with a link to all of
- * them as CSV.
+ * file named one, the server's message, then the rejected rows (the first the answer lists) with a link to the
+ * CSV of the first LEAD_IMPORT_REJECTED_KEPT and how many it leaves out.
  */
 export function UploadResultPanel({ result }: { result: UploadClientsResult }) {
   const { t } = useTranslation('leadImport');
@@ -93,6 +93,14 @@ export function UploadResultPanel({ result }: { result: UploadClientsResult }) {
                   <Text size="xs" c="dimmed">
                     {t('upload.result.rejectedKept')}
                   </Text>
+                  {result.rejected_csv_omitted > 0 ? (
+                    <Text size="xs" c="dimmed" data-testid="lead-import-rejected-omitted">
+                      {t('upload.result.rejectedOmitted', {
+                        omitted: formatCount(result.rejected_csv_omitted),
+                        kept: formatCount(LEAD_IMPORT_REJECTED_KEPT),
+                      })}
+                    </Text>
+                  ) : null}
                 </Stack>
               ) : null}
             </Group>

@@ -321,6 +321,45 @@ describe.each(dbKinds())('live streams resume on %s', (kind) => {
     ]);
   });
 
+  it('a message announced on the bus brings the earlier ones whose announcements were lost, and moves no cursor past them', async () => {
+    const client = await registerClient(c);
+    const socket = await live(c.a, client.token);
+    socket.send({ type: 'resume', streams: {} });
+    const hello = await socket.next((f) => f.type === 'resumed', 10_000, 'resumed');
+    const since = (hello.streams as Record<string, number>).messages!;
+    const { client_id: clientId } = await c.db
+      .selectFrom('trading_accounts')
+      .select('client_id')
+      .where('id', '=', client.accountId)
+      .executeTakeFirstOrThrow();
+    // Three committed and never announced (a server killed between commit and NOTIFY), then one that is.
+    const ids: number[] = [];
+    for (const content of ['one', 'two', 'three', 'four']) {
+      const row = await c.db
+        .insertInto('client_messages')
+        .values({ client_id: clientId, user_id: client.userId, content })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      ids.push(Number(row.id));
+    }
+    c.a.app.engine.bus.publish({ type: 'message.new', user_id: client.userId, payload: { id: ids.at(-1) } });
+
+    const messageIds = () =>
+      socket.frames.filter((f) => f.type === 'message.new').map((f) => (f.payload as { id: number }).id);
+    await socket.next(() => ids.every((id) => messageIds().includes(id)), 10_000, 'every message');
+    expect([...messageIds()].sort((x, y) => x - y)).toEqual(ids);
+    // The announced one went out at once, with the sequence the socket had (not its own id, past the missing ones).
+    const direct = socket.frames.find((f) => f.type === 'message.new' && f.replay === undefined && f.seq === since);
+    expect(direct?.payload).toEqual({ id: ids.at(-1) });
+
+    // Every frame's sequence is a promise that the socket has every message up to it (what it resumes from).
+    const messages = socket.frames.filter((f) => f.type === 'message.new');
+    messages.forEach((frame, i) => {
+      const told = messages.slice(0, i + 1).map((f) => (f.payload as { id: number }).id);
+      expect(ids.filter((id) => id <= (frame.seq as number) && !told.includes(id))).toEqual([]);
+    });
+  });
+
   it('an open socket is sent a change whose announcement never came, at the periodic resync', async () => {
     const quick = await cluster(kind, { LIVE_RESYNC_MS: '300' });
     try {

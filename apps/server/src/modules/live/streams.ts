@@ -178,6 +178,7 @@ export function liveStreamReader(db: Db): LiveStreamReader {
             types: [...new Set(fresh.map((r) => r.type))],
           },
           seq: Number(newest.id),
+          ids: fresh.map((r) => Number(r.id)),
         };
         return { seq: Math.max(want.since, Number(newest.id)), frames: [frame], refetch: false };
       });

@@ -20,6 +20,8 @@ export interface StreamFrame {
   type: LiveUserEventType;
   payload: Record<string, unknown>;
   seq: number;
+  /** Messages and notifications: the ids the frame tells of (default: `seq`); it is sent unless all were sent. */
+  ids?: number[];
 }
 
 export interface StreamRead {
@@ -206,10 +208,11 @@ export class StreamScheduler {
       stream.cursor = read.seq;
       return;
     }
-    for (const frame of read.frames) {
+    for (const { ids, ...frame } of read.frames) {
       if (stream.kind !== 'account') {
-        if (stream.sentIds.includes(frame.seq)) continue;
-        noteSent(stream, frame.seq);
+        const told = ids ?? [frame.seq];
+        if (told.every((id) => stream.sentIds.includes(id))) continue;
+        for (const id of told) if (!stream.sentIds.includes(id)) noteSent(stream, id);
       }
       stream.send({ ...frame, stream: stream.key, ...(stream.replay ? { replay: true } : {}) });
     }
@@ -287,8 +290,10 @@ export class LiveStreams {
 
   /**
    * A user's event from the bus. An account's (a hint) marks the owner's and the watchers' streams of it, unless they
-   * are past its sequence; a message or notification goes out with its payload, each id once (a read of the stream
-   * sends any the bus did not bring).
+   * are past its sequence. A message or notification goes out at once with its payload, each id once, but only the
+   * database read moves the cursor: the bus may have lost earlier ids (committed, never announced), and a cursor moved
+   * past them would skip them in every later read and resume. So the frame carries the cursor as it stands (what the
+   * socket is known to have) and marks the stream; the read sends every id above the cursor not sent yet.
    */
   onUserEvent(
     event: { type: string; user_id: string; payload?: Record<string, unknown>; account_id?: number; seq?: number },
@@ -323,14 +328,14 @@ export class LiveStreams {
       if (Number.isSafeInteger(id)) {
         if (stream.sentIds.includes(id)) continue;
         noteSent(stream, id);
-        if (stream.cursor !== null) stream.cursor = Math.max(stream.cursor, id);
       }
       stream.send({
         type: event.type,
         payload: event.payload,
         stream: key,
-        ...(Number.isSafeInteger(id) ? { seq: stream.cursor ?? id } : {}),
+        ...(stream.cursor !== null ? { seq: stream.cursor } : {}),
       });
+      this.scheduler.touch(stream);
     }
   }
 

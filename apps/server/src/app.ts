@@ -200,6 +200,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
     log: app.log,
     databaseUrl,
     leaderRetryMs: config.FEED_LEADER_RETRY_MS,
+    leaseMs: config.FEED_LEASE_MS,
   });
   app.decorate('postbackWorker', postbackWorker);
   app.addHook('onClose', async () => {

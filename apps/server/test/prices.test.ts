@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ASSETS, findAsset } from '@brokerage/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BinanceSource, type SocketLike } from '../src/modules/prices/binance.js';
 import { createPriceSource } from '../src/modules/prices/factory.js';
 import { ReplaySource, parseReplayCsv } from '../src/modules/prices/replay.js';
-import { PriceService } from '../src/modules/prices/service.js';
+import { feedWatermark } from '../src/modules/prices/feed-store.js';
+import { MAX_TICKS_PER_WRITE, PriceService } from '../src/modules/prices/service.js';
 import { SimulatorSource } from '../src/modules/prices/simulator.js';
 import { seededRandom } from '../src/seed/demo-leads.js';
 import type { PriceTick } from '../src/modules/prices/source.js';
@@ -454,6 +455,78 @@ describe.each(dbKinds())('price service on %s', (kind) => {
     // A symbol without active trades loses everything older than the cutoff.
     const jpy = await t.db.selectFrom('price_ticks').select('id').where('symbol', '=', 'USDJPY').execute();
     expect(jpy).toEqual([]);
+  });
+
+  const storedCount = async () =>
+    Number(
+      (
+        await t.db
+          .selectFrom('price_ticks')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('writes a long outage’s buffer in parts, the watermark never past a tick not stored yet (D22)', async () => {
+    const before = await storedCount();
+    const start = T0 + 700_000;
+    const buffered: PriceTick[] = [];
+    for (let i = 0; i < 2 * MAX_TICKS_PER_WRITE + 2000; i++) {
+      const asset = ASSETS[i % ASSETS.length]!;
+      buffered.push({
+        symbol: asset.symbol,
+        price: asset.basePrice,
+        at: new Date(start + Math.floor(i / ASSETS.length) * 1000),
+      });
+    }
+    for (const b of buffered) prices.ingest(b);
+    await prices.flush();
+    // One part went in; what a settlement may rely on (the watermark) stops short of the first tick left.
+    expect((await storedCount()) - before).toBe(MAX_TICKS_PER_WRITE);
+    const watermark = (await feedWatermark(t.db))!.getTime();
+    const left = buffered.slice(MAX_TICKS_PER_WRITE);
+    expect(watermark).toBeLessThan(Math.min(...left.map((b) => b.at.getTime())));
+    // The rest follow by themselves, and then the watermark reaches the newest.
+    await vi.waitFor(async () => expect((await storedCount()) - before).toBe(buffered.length), { timeout: 20_000 });
+    await prices.flush();
+    expect((await feedWatermark(t.db))!.getTime()).toBe(buffered.at(-1)!.at.getTime());
+  });
+
+  it('a feed that lost its lease stops without writing what it had buffered', async () => {
+    const before = await storedCount();
+    now = T0 + 3_600_000;
+    const feed = new PriceService({ db: t.db, clock: () => new Date(now) });
+    await feed.start(new SimulatorSource({ clock: () => new Date(now), timers: false, symbols: ['EURUSD'] }), {
+      timers: false,
+    });
+    const started = await storedCount();
+    expect(started).toBe(before + 1);
+    feed.ingest({ symbol: 'EURUSD', price: '1.1', at: new Date(now + 1000) });
+    await feed.stop({ leaseLost: true });
+    expect(await storedCount()).toBe(started);
+  });
+
+  it('a timed source’s ticks due before the cut are stored even when its timer is late (event-loop lag)', async () => {
+    now = T0 + 7_200_000;
+    const clock = () => new Date(now);
+    const feed = new PriceService({ db: t.db, clock, flushIntervalMs: 60_000 });
+    await feed.start(new SimulatorSource({ clock, symbols: ['EURUSD'] }), { timers: true });
+    try {
+      await feed.flush();
+      // 2.5 s pass on the clock while the loop is busy: the simulator's timer (1 s of real time) has not fired.
+      now += 2500;
+      await feed.flush();
+      const at = await t.db
+        .selectFrom('price_ticks')
+        .select('at')
+        .where('symbol', '=', 'EURUSD')
+        .where('at', '>=', new Date(T0 + 7_200_000))
+        .orderBy('at')
+        .execute();
+      expect(at.map((r) => new Date(r.at).getTime() - (T0 + 7_200_000))).toEqual([0, 1000, 2000]);
+    } finally {
+      await feed.stop();
+    }
   });
 });
 

@@ -54,6 +54,8 @@ export interface PostbackWorkerDeps {
   /** With a database URL, only the process holding the postbacks leader lock delivers (one worker per cluster). */
   databaseUrl?: string | undefined;
   leaderRetryMs?: number;
+  /** The leader lease's length (FEED_LEASE_MS, shared with the feed's lease). */
+  leaseMs?: number;
   pollMs?: number;
   timeoutMs?: number;
   now?: () => Date;
@@ -237,6 +239,7 @@ export class PostbackWorker {
         lease: LEASES.postbacks,
         key: LEADER_LOCKS.postbacks,
         name: 'postbacks',
+        ...(this.deps.leaseMs ? { leaseMs: this.deps.leaseMs } : {}),
         retryMs: this.deps.leaderRetryMs ?? 3000,
         ...(this.deps.log ? { log: this.deps.log } : {}),
         onLead: () => this.startPolling(),

@@ -29,8 +29,8 @@ export interface StoreTicksResult {
  * over PostgreSQL) the statement takes the lease row only while that fence holds it and the lease has not run out —
  * an UPDATE re-checked against the newest row, so a take-over that commits first makes it write nothing — and the
  * ticks go in only if it did. Without one (the embedded database: one process) it just writes. Ticks at or before the
- * previous watermark are refused (left out). Run it first in the flush's transaction: it locks the lease row until
- * commit, and a stale leader's open transaction is ended by PostgreSQL after IDLE_IN_FLUSH_MS.
+ * previous watermark are refused (left out). Run it last in the flush's transaction: it locks the lease row until
+ * commit, and the leader renews the lease on that row from another connection; begin the transaction with guardFlush.
  */
 export async function storeTicks(
   trx: Trx | Db,
@@ -55,12 +55,18 @@ export async function storeTicks(
       returning 1
     )
     select (select count(*) from lease)::int as leased, (select count(*) from ins)::int as stored,
-           (select watermark from prev) as previous
-      ${fence !== null ? sql`, set_config('idle_in_transaction_session_timeout', ${String(IDLE_IN_FLUSH_MS)}, true) as guard` : sql``}`.execute(
-    trx,
-  );
+           (select watermark from prev) as previous`.execute(trx);
   const row = result.rows[0]!;
   return { leased: row.leased > 0, stored: row.stored, previous: row.previous ? new Date(row.previous) : null };
+}
+
+/**
+ * The first statement of a fenced flush (PostgreSQL): a leader stopped in the middle of its transaction (SIGSTOP, a
+ * stalled machine) would hold its row locks on candles and the lease row for as long as it sleeps, and the next
+ * leader's writes would wait behind them; PostgreSQL ends such a session after IDLE_IN_FLUSH_MS idle in it.
+ */
+export async function guardFlush(trx: Trx): Promise<void> {
+  await sql`select set_config('idle_in_transaction_session_timeout', ${String(IDLE_IN_FLUSH_MS)}, true)`.execute(trx);
 }
 
 /** The watermark: every tick at or before it is stored (null before the feed ever wrote). */

@@ -9,7 +9,7 @@ import {
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import { storeHourCandles } from './candles.js';
-import { feedWatermark, storeTicks } from './feed-store.js';
+import { feedWatermark, guardFlush, storeTicks } from './feed-store.js';
 import type { Clock, PriceSource, PriceTick } from './source.js';
 
 export interface LatestPrice {
@@ -45,6 +45,18 @@ const INSERT_CHUNK = 1000;
 const WATERMARK_LAG_MS = 100;
 /** Ticks kept in memory while the database cannot be written; beyond this the oldest are dropped (and logged). */
 const MAX_BUFFERED = 200_000;
+/**
+ * Ticks per write: after an outage the buffer can hold 200,000, and one statement over all of them would hold the
+ * lease row (which the leader renews on another connection) for seconds. The rest go in the next writes, at once.
+ */
+export const MAX_TICKS_PER_WRITE = 5000;
+
+/** The feed's write was refused by the lease's fence: the transaction is rolled back (candles included). */
+class LeaseRefused extends Error {
+  constructor() {
+    super("the price feed's lease is not this process's");
+  }
+}
 
 /**
  * The server's prices (decisions.md D2, D22). Writes every tick of the feed to price_ticks (what trades open and settle
@@ -155,13 +167,20 @@ export class PriceService {
     }
   }
 
-  /** Stops the source and writes what is buffered (unless the lease was lost: then nothing). */
-  async stop(): Promise<void> {
+  /**
+   * Stops the source and writes what is buffered. `leaseLost`: the leadership ended (another process may already
+   * feed), so nothing is written: the buffer is dropped (none of it was stored or sent).
+   */
+  async stop(options: { leaseLost?: boolean } = {}): Promise<void> {
     if (this.flushTimer) clearInterval(this.flushTimer);
     this.flushTimer = null;
     const source = this.source;
     this.source = null;
     await source?.stop();
+    if (options.leaseLost) {
+      this.pendingTicks = [];
+      this.pendingCandles = new Map();
+    }
     try {
       await this.flush();
     } finally {
@@ -254,25 +273,39 @@ export class PriceService {
     // D22: every tick at or before the watermark is in this batch or an earlier one (later ones are dropped at
     // ingest). A running feed's watermark is its clock, trailing a little when live, so a source's tick stamped a
     // moment before it is emitted is not lost; ticks handed in without a feed (tests) move it to the newest of them.
-    const watermark = Math.max(
+    // A timed source (simulator, replay) first emits what is due by now: when the event loop lags, its timer may not
+    // have fired yet for ticks stamped before the cut, which would otherwise arrive late and be dropped.
+    const now = this.clock();
+    if (this.feeding && this.timers) this.source?.pump?.(now);
+    let watermark = Math.max(
       this.cutWatermark,
       this.feeding
-        ? this.clock().getTime() - (this.timers ? WATERMARK_LAG_MS : 0)
+        ? now.getTime() - (this.timers ? WATERMARK_LAG_MS : 0)
         : this.pendingTicks.reduce((max, t) => Math.max(max, t.at.getTime()), -Infinity),
     );
     if (this.pendingTicks.length === 0 && this.pendingCandles.size === 0 && watermark <= this.cutWatermark) return;
-    const ticks = this.pendingTicks;
+    let ticks = this.pendingTicks;
+    this.pendingTicks = [];
+    if (ticks.length > MAX_TICKS_PER_WRITE) {
+      // A part: the watermark stops short of the oldest tick left for the next write (D22 still holds).
+      this.pendingTicks = ticks.slice(MAX_TICKS_PER_WRITE);
+      ticks = ticks.slice(0, MAX_TICKS_PER_WRITE);
+      const oldestLeft = this.pendingTicks.reduce((min, t) => Math.min(min, t.at.getTime()), Infinity);
+      watermark = Math.max(this.cutWatermark, Math.min(watermark, oldestLeft - 1));
+      this.flushQueued = true;
+      setImmediate(() => void this.flush().catch(() => undefined));
+    }
     const candles = [...this.pendingCandles.values()];
     const fence = this.fence;
-    this.pendingTicks = [];
     this.pendingCandles = new Map();
     this.cutWatermark = watermark;
     let written: Awaited<ReturnType<typeof storeTicks>>;
     try {
       written = await this.db.transaction().execute(async (trx) => {
-        // First: the lease row, with the ticks and the watermark (refused whole if the fence is not the lease's).
-        const stored = await storeTicks(trx, { ticks, watermark: new Date(watermark), fence });
-        if (!stored.leased) return stored;
+        // A stale leader's open transaction must not sit on rows the next leader writes (see feed-store.ts).
+        if (fence !== null) await guardFlush(trx);
+        // The candles first, the lease row last: it is locked only from the ticks' insert to the commit, so the
+        // lease's renewal (another connection) does not wait behind the candle upserts.
         for (let i = 0; i < candles.length; i += INSERT_CHUNK) {
           await trx
             .insertInto('candles_1m')
@@ -287,9 +320,16 @@ export class PriceService {
             .execute();
         }
         await storeHourCandles(trx, candles);
+        // The ticks and the watermark, refused whole if the fence is not the lease's: then the candles are undone.
+        const stored = await storeTicks(trx, { ticks, watermark: new Date(watermark), fence });
+        if (!stored.leased) throw new LeaseRefused();
         return stored;
       });
     } catch (err) {
+      if (err instanceof LeaseRefused) {
+        this.leaseLost(fence);
+        return;
+      }
       // Keep them for the next flush, in order, ahead of what arrived meanwhile.
       this.pendingTicks = [...ticks, ...this.pendingTicks].slice(-MAX_BUFFERED);
       for (const c of candles) {
@@ -309,10 +349,6 @@ export class PriceService {
       }
       this.log?.error({ err }, 'could not store price ticks; will retry');
       throw err;
-    }
-    if (!written.leased) {
-      this.leaseLost(fence);
-      return;
     }
     this.storedTicks += written.stored;
     const after = written.previous?.getTime() ?? -Infinity;

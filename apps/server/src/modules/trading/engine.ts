@@ -128,8 +128,9 @@ export class TradingEngine {
   }
 
   /**
-   * The feed, then one settlement run right away (trades that expired while the server was down settle at the price
-   * of their expiry), then every SETTLEMENT_INTERVAL_MS; housekeeping hourly.
+   * The feed, then one settlement run right away, then every SETTLEMENT_INTERVAL_MS; housekeeping hourly. Trades that
+   * expired while the server was down settle by D22 once the feed's watermark has passed their expiry: at the last
+   * stored tick at or before it, or by the gap rule when the feed has none close enough.
    */
   async start(): Promise<void> {
     if (this.running) return;
@@ -152,7 +153,7 @@ export class TradingEngine {
           await this.startPriceFeed({ fence });
           this.deps.log.info({ source: this.prices.sourceName }, 'price feed started (leader)');
         },
-        onLose: () => this.prices.stop(),
+        onLose: () => this.prices.stop({ leaseLost: true }),
       });
       await this.leader.start();
     } else {

@@ -56,7 +56,7 @@ export const tradingRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = a
         async (db) => ({ status: 201, body: await placeTrade(deps, db, userId, request.body) }),
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      else publishTradeOpened(deps.bus, userId, result.body);
+      else publishTradeOpened(deps.bus, userId);
       return reply.status(201).send(result.body);
     },
   );

@@ -124,9 +124,10 @@ export async function placeTrade(
 
 /**
  * D11, after the place-trade statement has committed: a hint that the client's account changed; its sockets read the
- * trade and the new balance from the database (issue 21 §7).
+ * trade and the new balance from the database (issue 21 §7), so the hint carries no sequence: it marks every stream of
+ * the user's account, which reads from its own cursor.
  */
-export function publishTradeOpened(bus: EventBus, userId: string, _result: PlaceTradeResponse): void {
+export function publishTradeOpened(bus: EventBus, userId: string): void {
   bus.publish({ type: 'account.changed', user_id: userId });
 }
 

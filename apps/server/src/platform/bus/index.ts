@@ -6,7 +6,8 @@ import type { Db } from '../db/index.js';
 /**
  * Events between the parts of the server and between server processes (decisions.md D11). Published after the
  * transaction that caused them has committed; delivery is best effort (a process that crashes loses what it had not
- * sent, and screens fall back to polling), so nothing that decides money may depend on an event.
+ * sent), so nothing that decides money may depend on an event, and what a screen shows is read from the database: a
+ * socket resumes from its last sequence and the gateway re-reads after a reconnect and every LIVE_RESYNC_MS (issue 21 §7).
  */
 export type BusEvent =
   /** A price of the feed; not routed to a user. `price` is the stored decimal string, `at` ISO 8601. */

@@ -10,7 +10,7 @@ import { clearWhitelist } from './modules/access-list/service.js';
 import { reconcile } from './modules/ledger/service.js';
 import { resetTwoFactor } from './modules/auth/two-factor.js';
 import { liftSignInDelays } from './platform/auth/sign-in-delays.js';
-import { CHAIN_BREAK_TEXT, verifyAuditChain } from './platform/audit/chain.js';
+import { CHAIN_BREAK_TEXT, verifyAuditChain, type ChainStatus } from './platform/audit/chain.js';
 import {
   AuditChainKey,
   currentAuditChainKey,
@@ -26,12 +26,26 @@ const USAGE = `Usage: npm run admin -- <command>
   clear-ip-whitelist          empty the staff IP whitelist, so staff can sign in from any address
   reset-2fa <email>           remove a staff member's two-factor enrollment (a lost device), end their sessions
   reconcile-ledger            check that every trading balance equals the sum of its ledger entries (exit 1 if not)
-  verify-audit                walk the tamper-evident audit chain with its key and checkpoints; exit 1 naming the
-                              first row that does not match, or the rows missing after the chain's end
+  verify-audit                walk the tamper-evident audit chain with its key and checkpoints. Exit 0 intact;
+                              1 tampered (names the first row that does not match, or the rows missing after the
+                              chain's end); 3 chain key missing; 4 chain key does not match; 5 consistent but not
+                              anchored (no checkpoint file)
   backup <file>               write a consistent copy of the embedded database (with its card and audit keys and
                               the audit checkpoints) to <file>
   restore <file>              replace the embedded database with a backup (the current one is moved aside)
 Uses the same DATA_DIR / DATABASE_URL as the server.`;
+
+/**
+ * Exit codes of verify-audit (issue 20 §7): only 1 reports tampering; 3 and 4 say the check could not be made with
+ * the key at hand, 5 that the chain is consistent but has no checkpoint outside the database to be held against.
+ */
+export const VERIFY_AUDIT_EXIT = {
+  intact: 0,
+  broken: 1,
+  key_missing: 3,
+  key_mismatch: 4,
+  not_anchored: 5,
+} as const satisfies Record<ChainStatus, number>;
 
 /** Runs one admin command; returns the process exit code. Exported for the tests. */
 export async function runCli(args: string[], env = process.env, out = console.log): Promise<number> {
@@ -79,7 +93,7 @@ export async function runCli(args: string[], env = process.env, out = console.lo
     }
     if (command === 'restore') {
       try {
-        const { header, movedAside } = await restoreBackup(arg, config.dataDir);
+        const { header, movedAside, checkpointsKept } = await restoreBackup(arg, config.dataDir);
         out(`Restored the backup of ${header.created_at} into ${config.dataDir}.`);
         if (movedAside) out(`The database that was there is kept in ${movedAside}.`);
         out(
@@ -94,9 +108,10 @@ export async function runCli(args: string[], env = process.env, out = console.lo
         );
         out(
           header.audit_checkpoints === null
-            ? 'The backup held no audit checkpoints; those of the replaced database were moved aside.'
+            ? 'The backup held no audit checkpoints.'
             : 'The audit checkpoints of the backup were restored with it.',
         );
+        if (checkpointsKept) out(`The audit checkpoints that were there are kept in ${checkpointsKept}.`);
         return 0;
       } catch (err) {
         out(`Restore failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -131,10 +146,34 @@ export async function runCli(args: string[], env = process.env, out = console.lo
       const key = chainKey.existing();
       const file = checkpointFile(config.dataDir);
       const read = readCheckpoints(file);
-      const result = await verifyAuditChain(db, { key, checkpoints: read?.checkpoints ?? [] });
+      const result = await verifyAuditChain(db, { key, checkpoints: read?.checkpoints ?? null });
       const b = result.broken;
-      if (!b) out(`Audit chain intact: verified ${result.verified} rows.`);
-      else if (b.reason === 'missing_tail')
+      const fingerprint = key && keyFingerprint(key);
+      if (result.status === 'key_missing') {
+        out(
+          `Audit chain key missing: the rows after chain position ${result.keyedAfter} are stamped with the chain key, ` +
+            `and this command has none (AUDIT_CHAIN_KEY is unset and ${chainKey.keyFile} does not exist). This is ` +
+            "not a finding of tampering: run it with the server's AUDIT_CHAIN_KEY or DATA_DIR.",
+        );
+        out(`The ${result.verified} rows before the key (up to chain position ${result.verifiedUpTo}) verified.`);
+      } else if (result.status === 'key_mismatch') {
+        out(
+          `Audit chain key does not match: the key from ${chainKey.source} (fingerprint ${fingerprint}) did not ` +
+            `make the rows after chain position ${result.keyedAfter}` +
+            (result.expectedKey ? ` (the checkpoints name key ${result.expectedKey})` : '') +
+            ". Run it with the server's AUDIT_CHAIN_KEY or DATA_DIR. If this is the server's key, every keyed row " +
+            'checked was rewritten: treat it as tampering.',
+        );
+        out(`The ${result.verified} rows before the key (up to chain position ${result.verifiedUpTo}) verified.`);
+      } else if (!b) {
+        out(`Audit chain intact: verified ${result.verified} rows.`);
+        if (result.status === 'not_anchored')
+          out(
+            `Not anchored: the chain is consistent in itself, but ${read ? `${file} holds no checkpoint` : `there is no checkpoint file at ${file}`}, ` +
+              'so rows cut from its end could not be seen. The server writes checkpoints there at least once a ' +
+              'minute: run this with its DATA_DIR (on several hosts, with the file of each).',
+          );
+      } else if (b.reason === 'missing_tail')
         out(
           `Audit chain cut short: it ends at chain position ${result.verifiedUpTo}, but the checkpoint of ` +
             `${b.checkpointAt} in ${file} recorded position ${b.seq}: rows ${result.verifiedUpTo + 1} to ${b.seq} ` +
@@ -146,32 +185,21 @@ export async function runCli(args: string[], env = process.env, out = console.lo
         );
         out(`The ${result.verified} rows before it (up to chain position ${result.verifiedUpTo}) verified.`);
       }
-      if (!key)
-        out(
-          `No audit chain key (AUDIT_CHAIN_KEY, or ${chainKey.keyFile}): rows after position ${result.keyedAfter} cannot be checked.`,
-        );
-      if (!read)
-        out(
-          `No checkpoint file at ${file}: the chain's head is not anchored outside the database here, so a cut-off ` +
-            'tail cannot be seen (the server writes one at least once a minute; run this with its DATA_DIR).',
-        );
-      else {
+      if (read) {
         const newest = result.newestCheckpoint;
-        out(
-          newest
-            ? `Checked against ${read.checkpoints.length} checkpoint(s) in ${file}; the newest: chain position ${newest.seq} at ${newest.at}.`
-            : `The checkpoint file ${file} holds no checkpoint.`,
-        );
+        if (newest)
+          out(
+            `Checked against ${read.checkpoints.length} checkpoint(s) in ${file}; the newest: chain position ${newest.seq} at ${newest.at}.`,
+          );
         if (read.damaged > 0) out(`${read.damaged} line(s) of it could not be read (a write cut short?).`);
-        const fingerprint = key && keyFingerprint(key);
         const others = new Set(read.checkpoints.map((c) => c.key).filter((k) => k && k !== fingerprint));
-        if (others.size > 0)
+        if (others.size > 0 && result.status !== 'key_mismatch')
           out(
             `Checkpoints were written with another chain key (${[...others].join(', ')}; this one is ${fingerprint ?? 'none'}): ` +
               "is AUDIT_CHAIN_KEY / DATA_DIR the server's?",
           );
       }
-      return b ? 1 : 0;
+      return VERIFY_AUDIT_EXIT[result.status];
     }
     if (command === 'clear-ip-whitelist') {
       const n = await clearWhitelist(db, CLI_ACTOR);

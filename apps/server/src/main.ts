@@ -1,13 +1,14 @@
 import { buildApp } from './app.js';
 import { bootstrap, markEmbeddedDbInUse } from './bootstrap.js';
 import { loadConfig, twoFactorBanner } from './config.js';
-import { useAuditChainKey } from './platform/audit/chain-key.js';
+import { keyedRowsAfter } from './platform/audit/chain.js';
+import { AuditChainKeyMissing, useAuditChainKey } from './platform/audit/chain-key.js';
 import { isDatabaseUnavailable } from './platform/db/errors.js';
 import { openReadyDb } from './platform/db/startup.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  useAuditChainKey(config); // audit rows, the first-start seed's too, are stamped with it at commit (issue 20 §7)
+  const chainKey = useAuditChainKey(config); // audit rows, the first-start seed's too, are stamped with it at commit (issue 20 §7)
   const releaseDataDir = markEmbeddedDbInUse(config); // DATA_DIR/server.pid: the command line keeps out meanwhile
   // Waits for PostgreSQL (DB_STARTUP_WAIT_SECONDS), migrates, creates the first users; then the serving pool, with
   // the connect and statement timeouts of issue 21 §5.
@@ -22,6 +23,16 @@ async function main(): Promise<void> {
     },
     (db) => bootstrap(db, config, (line) => console.log(line)),
   );
+
+  // Several processes share one chain key (AUDIT_CHAIN_KEY, or one key file): one that has none while the log is
+  // keyed would refuse every audited write, so it does not start (issue 20 §7, review).
+  const keyed = await keyedRowsAfter(database.db);
+  if (keyed !== null && !chainKey.existing()) {
+    console.error(new AuditChainKeyMissing(chainKey, String(keyed)).message);
+    await database.close();
+    releaseDataDir();
+    process.exit(1);
+  }
 
   const app = await buildApp({ config, database });
   let closing = false;

@@ -170,4 +170,30 @@ describe.each(dbKinds())('backup and restore on %s', (kind) => {
     expect(me.statusCode).toBe(200);
     expect(me.json().broken).toBeNull();
   });
+
+  it('keeps a copy of the audit checkpoints it replaces, also when there was no database to move aside', async () => {
+    // The head moves past the backup and is anchored: these checkpoints are the only record of the newer rows.
+    await registerClient(t, 'Carol Anchored');
+    expect(await t.app.auditCheckpoints.writeNow()).not.toBeNull();
+    const file = path.join(dataDir, 'audit-checkpoints.log');
+    const anchors = fs.readFileSync(file, 'utf8');
+    await t.close();
+    // The database folder is lost (a disk replaced); the data directory with its checkpoints is still there.
+    fs.rmSync(path.join(dataDir, 'pgdata'), { recursive: true, force: true });
+    const lines: string[] = [];
+    expect(await runCli(['restore', backupFile], t.cliEnv!, (l) => void lines.push(l)), lines.join('\n')).toBe(0);
+    expect(lines.join('\n')).not.toContain('The database that was there');
+    const kept = fs.readdirSync(dataDir).filter((f) => f.startsWith('audit-checkpoints.log.before-restore'));
+    expect(kept).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dataDir, kept[0]!), 'utf8')).toBe(anchors);
+    expect(fs.statSync(path.join(dataDir, kept[0]!)).mode & 0o077).toBe(0);
+    expect(lines.join('\n')).toContain(
+      `The audit checkpoints that were there are kept in ${path.join(dataDir, kept[0]!)}.`,
+    );
+    // The file in place is the backup's own, which the restored chain reaches.
+    expect(fs.readFileSync(file, 'utf8')).not.toBe(anchors);
+    lines.length = 0;
+    expect(await runCli(['verify-audit'], t.cliEnv!, (l) => void lines.push(l)), lines.join('\n')).toBe(0);
+    t = await t.reopen();
+  }, 120_000);
 });

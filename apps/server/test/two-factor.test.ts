@@ -359,6 +359,56 @@ describe.each(dbKinds())('two-factor sign-in on %s', (kind: DbKind) => {
     expect(ok.statusCode, ok.body).toBe(200);
   });
 
+  it("does not let codes from an address outside the whitelist use up the account's wrong codes (issue 20 §8, review)", async () => {
+    const office = '10.20.30.40';
+    const a = await enrolled('admin');
+    // Challenges taken with the password (from the office), then tried from outside it once the office is whitelisted.
+    const challenges: string[] = [];
+    for (let i = 0; i < 21; i++) challenges.push((await login(a.email, PASSWORD, office)).json().challenge);
+    const boss = await enrolled('superadmin');
+    const bossChallenge = (await login(boss.email, PASSWORD, office)).json().challenge;
+    const signedIn = await post(
+      '/api/auth/login/otp',
+      { challenge: bossChallenge, code: nextCode(boss.secret) },
+      office,
+    );
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    const bossToken = signedIn.json().access_token as string;
+    const entry = await t.inject({
+      method: 'POST',
+      url: '/api/ip-whitelist',
+      token: bossToken,
+      remoteAddress: office,
+      payload: { ip_address: '10.20.30.0/24' },
+    });
+    expect(entry.statusCode, entry.body).toBe(201);
+    try {
+      // More wrong codes than the account's hourly bound, each from an outside address of its own: each gets the
+      // wrong-code answer, and none is counted against the account.
+      for (let i = 0; i < 21; i++) {
+        const res = await post(
+          '/api/auth/login/otp',
+          { challenge: challenges[i], code: wrongCodeFor(a.secret, i) },
+          `198.18.0.${i + 1}`,
+        );
+        expect(res.statusCode, res.body).toBe(401);
+        expect(res.json().code).toBe('otp_invalid');
+      }
+      // The member, at the office with the right code, signs in.
+      const own = (await login(a.email, PASSWORD, office)).json().challenge;
+      const ok = await post('/api/auth/login/otp', { challenge: own, code: nextCode(a.secret) }, office);
+      expect(ok.statusCode, ok.body).toBe(200);
+    } finally {
+      const removed = await t.inject({
+        method: 'DELETE',
+        url: `/api/ip-whitelist/${entry.json().id}`,
+        token: bossToken,
+        remoteAddress: office,
+      });
+      expect(removed.statusCode, removed.body).toBe(200);
+    }
+  });
+
   it('ends the sessions of a member whose role changes: promoted to admin, they sign in again and must enroll (issue 20 §9)', async () => {
     const boss = await enrolled('superadmin');
     const first = await login(boss.email);

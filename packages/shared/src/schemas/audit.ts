@@ -33,6 +33,13 @@ export type AuditResponse = z.infer<typeof auditResponseSchema>;
 
 /** GET /api/audit/verify (issue 13): the tamper-evident chain walked from its first row. */
 export const auditVerifyResponseSchema = z.object({
+  /**
+   * What the check found: `intact`; `broken` (tampered with: see `broken`); `not_anchored` (consistent in itself, but
+   * no checkpoint outside the database to hold it against, so a cut-off tail could not be seen); `key_missing` or
+   * `key_mismatch` (the rows past the switch to the keyed chain could not be checked with the key at hand; `broken`
+   * then names the first of them, so a reader of `broken` alone never takes an unmade check for a pass).
+   */
+  status: z.enum(['intact', 'broken', 'not_anchored', 'key_missing', 'key_mismatch']),
   /** Rows verified, in chain order, before the first mismatch (all of them when `broken` is null). */
   verified: z.number().int(),
   /** The chain position (seq) of the last verified row; 0 for an empty log. */
@@ -70,6 +77,7 @@ export const AUDIT_ACTIONS = [
   'trade.void_request',
   'trade.void_reject',
   'trade.void_lapse',
+  'trade.void_withdraw',
   'trading_account.create',
   'trading_account.balance_change',
   'trading_account.settings_update',

@@ -11,6 +11,7 @@ export async function verifyAudit(deps: AppDeps): Promise<AuditVerifyResponse> {
   const checkpoints = readCheckpoints(checkpointFile(deps.config.dataDir))?.checkpoints ?? [];
   const r = await verifyAuditChain(deps.db, { key, checkpoints });
   return {
+    status: r.status,
     verified: r.verified,
     verified_up_to: r.verifiedUpTo,
     broken: r.broken && { id: r.broken.id, seq: r.broken.seq, reason: r.broken.reason },

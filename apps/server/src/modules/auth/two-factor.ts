@@ -278,9 +278,11 @@ export async function loginWithCode(
   const user = live.user;
   await countChallengeCode(deps, live, meta, 'otp');
   await checkSignInDelay(deps, emailKeyOf(user.email), meta);
-  await countAccountCode(deps, live, meta);
-  // The address may have left the whitelist since the password step: the same answer as a wrong code.
+  // The address may have left the whitelist since the password step: the same answer as a wrong code. Checked
+  // before the account's count, so that calls from an address the whitelist refuses cannot use up the account's
+  // wrong codes of the hour and lock its owner out (issue 20 §8, review).
   if (!(await deps.whitelist.allows(meta.ip))) return wrongCode(deps, user, meta, 'otp');
+  await countAccountCode(deps, live, meta);
   const code = input.code.replace(/\s/g, '');
   try {
     return await deps.db.transaction().execute(async (trx) => {

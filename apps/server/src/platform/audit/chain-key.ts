@@ -23,7 +23,10 @@ export class AuditChainKey {
     return this.options.key ? 'AUDIT_CHAIN_KEY' : this.keyFile;
   }
 
-  /** The key; the key file is created when there is none (the first audited write). */
+  /**
+   * The key; the key file is created when there is none. Only stamping calls it, and only while no row is keyed yet
+   * (stamping.ts): past that a missing key is an error, never a new key.
+   */
   get(): Buffer {
     this.#key ??= this.options.key
       ? Buffer.from(this.options.key, 'base64')
@@ -35,6 +38,21 @@ export class AuditChainKey {
   existing(): Buffer | null {
     if (this.#key || this.options.key || fs.existsSync(this.keyFile)) return this.get();
     return null;
+  }
+}
+
+/**
+ * Stamping refused: the log has keyed rows but this process has no key (issue 20 §7, review). Making a new key file
+ * here would fork the chain, so the transaction fails instead, and says what to put back.
+ */
+export class AuditChainKeyMissing extends Error {
+  constructor(key: AuditChainKey, keyedAfter: string) {
+    super(
+      `The audit chain key is missing: the audit log has rows stamped with it after chain position ${keyedAfter}, ` +
+        `but AUDIT_CHAIN_KEY is unset and ${key.keyFile} does not exist. A new key would fork the chain, so audited ` +
+        'writes are refused until the key is put back (restore the key file from a backup, or set AUDIT_CHAIN_KEY).',
+    );
+    this.name = 'AuditChainKeyMissing';
   }
 }
 

@@ -9,7 +9,7 @@ import {
 } from 'kysely';
 import { AUDIT_CHAIN_LOCK } from '../db/migrations/2026-11-25T0018-audit-chain.js';
 import { CONTENT_COLUMNS, keyedRowHash, type ContentRow } from './chain.js';
-import { currentAuditChainKey } from './chain-key.js';
+import { AuditChainKeyMissing, currentAuditChainKey } from './chain-key.js';
 
 /**
  * Keyed stamping of audit rows (issue 20 §7). Until migration 0023 the chain was stamped by a deferred trigger with
@@ -79,14 +79,16 @@ async function stampPending(conn: ChainConnection): Promise<void> {
   if (ids.length === 0) return;
   const chainKey = currentAuditChainKey();
   if (!chainKey) return; // no key in this process: the deferred trigger stamps them the old way
-  const key = chainKey.get();
   const db = conn.inner;
   await db.executeQuery(CompiledQuery.raw(`select pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`));
   // Read after the lock: under READ COMMITTED this statement sees the previous committer's stamps.
-  const { rows } = await db.executeQuery<ContentRow & { head_seq: string | null; head_hash: string | null }>(
+  const { rows } = await db.executeQuery<
+    ContentRow & { head_seq: string | null; head_hash: string | null; keyed_after: string | null }
+  >(
     CompiledQuery.raw(
       `with head as (select seq, hash from audit_log where seq is not null order by seq desc limit 1)
-       select ${CONTENT_COLUMNS}, (select seq::text from head) as head_seq, (select hash from head) as head_hash
+       select ${CONTENT_COLUMNS}, (select seq::text from head) as head_seq, (select hash from head) as head_hash,
+         (select keyed_after::text from audit_chain) as keyed_after
        from audit_log a
        where a.id in (select value::bigint from json_array_elements_text($1::json)) and a.hash is null
        order by a.id`,
@@ -94,6 +96,15 @@ async function stampPending(conn: ChainConnection): Promise<void> {
     ),
   );
   if (rows.length === 0) return;
+  let key = chainKey.existing();
+  if (!key) {
+    // The key file is made on first use only. Once rows are keyed a new key would fork the chain (every later row
+    // unverifiable with the old key, every earlier one with the new): the commit is refused, with its audit rows,
+    // until the key is put back — the log stays whole and nothing is written that it does not record.
+    const keyedAfter = rows[0]!.keyed_after ?? '0';
+    if (BigInt(rows[0]!.head_seq ?? 0) > BigInt(keyedAfter)) throw new AuditChainKeyMissing(chainKey, keyedAfter);
+    key = chainKey.get();
+  }
   let seq = BigInt(rows[0]!.head_seq ?? 0);
   let prevHash = rows[0]!.head_hash ?? '';
   const stamps = rows.map((r) => {

@@ -95,13 +95,16 @@ export interface RestoreResult {
   header: BackupHeader;
   /** Where the data directory's previous database (and key) were moved, if there was one. */
   movedAside: string | null;
+  /** The copy of the audit checkpoints the restore replaced, if there were any. */
+  checkpointsKept: string | null;
 }
 
 /**
  * Replaces the embedded database of `dataDir` with the backup's. The current database is not deleted: it is moved
  * to `pgdata.before-restore-<time>` (and its keys and audit checkpoints beside it), so a restore by mistake can be
  * undone by hand. The checkpoints are always replaced by the backup's (none if it had none): those of the replaced
- * database name rows the restored one never had.
+ * database name rows the restored one never had. A copy of them is always kept — in the moved-aside folder, or beside
+ * the file as `audit-checkpoints.log.before-restore-<time>` when there was no database to move.
  */
 export async function restoreBackup(file: string, dataDir: string): Promise<RestoreResult> {
   const { header, database } = readBackup(file);
@@ -110,6 +113,7 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
   const auditKey = auditKeyFile(dataDir);
   const checkpoints = checkpointFile(dataDir);
   let movedAside: string | null = null;
+  let checkpointsKept: string | null = null;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
     movedAside = `${dir}.before-restore-${stamp}`;
@@ -118,7 +122,14 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
     if (fs.existsSync(auditKey)) fs.copyFileSync(auditKey, path.join(movedAside, 'audit.key.before-restore'));
   }
   if (fs.existsSync(checkpoints)) {
-    if (movedAside) fs.copyFileSync(checkpoints, path.join(movedAside, 'audit-checkpoints.log.before-restore'));
+    // The anchors are evidence about the database they were written for: never dropped, whether or not there was a
+    // database to move aside (a data directory whose pgdata was lost still has them). Copied before the file goes.
+    const copy = movedAside
+      ? path.join(movedAside, 'audit-checkpoints.log.before-restore')
+      : `${checkpoints}.before-restore-${stamp}`;
+    fs.copyFileSync(checkpoints, copy, fs.constants.COPYFILE_EXCL);
+    fs.chmodSync(copy, 0o600);
+    checkpointsKept = copy;
     fs.rmSync(checkpoints);
   }
   fs.mkdirSync(dir, { recursive: true });
@@ -134,11 +145,14 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
   }
   const writeSecret = (file: string, text: string) => {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // A different key already there is kept too when there was no database folder to keep it in.
+    if (!movedAside && fs.existsSync(file) && fs.readFileSync(file, 'utf8') !== text)
+      fs.copyFileSync(file, `${file}.before-restore-${stamp}`, fs.constants.COPYFILE_EXCL);
     fs.writeFileSync(file, text, { mode: 0o600 });
     fs.chmodSync(file, 0o600);
   };
   if (header.card_key !== null) writeSecret(keyFile, `${header.card_key}\n`);
   if (header.audit_key !== null) writeSecret(auditKey, `${header.audit_key}\n`);
   if (header.audit_checkpoints !== null) writeSecret(checkpoints, header.audit_checkpoints);
-  return { header, movedAside };
+  return { header, movedAside, checkpointsKept };
 }

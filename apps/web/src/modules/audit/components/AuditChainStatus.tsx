@@ -3,7 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { errorText } from '../../../lib/api';
 import { useAuditChain } from '../api/audit';
 
-/** Issue 13: 'chain verified up to row N', or the first row that does not match and why, or (issue 20) a cut tail. */
+/**
+ * 'Chain verified up to row N', or the first row that does not match and why, or a cut tail; a chain with no
+ * checkpoint outside the database (not anchored) and a check that the chain key did not allow are said apart.
+ */
 export function AuditChainStatus() {
   const { t } = useTranslation();
   const chain = useAuditChain();
@@ -31,18 +34,28 @@ export function AuditChainStatus() {
         </Group>
       </Alert>
     );
-  const { broken, verified_up_to: upTo } = chain.data;
+  const { status, broken, verified_up_to: upTo } = chain.data;
   let message = t('audit.chain.verified', { upTo });
-  if (broken?.reason === 'missing_tail') message = t('audit.chain.missingTail', { upTo, seq: broken.seq });
-  else if (broken)
-    message = t('audit.chain.broken', { id: broken.id, reason: t(`audit.chain.reasons.${broken.reason}`), upTo });
+  let color = 'green';
+  let title: string | undefined;
+  if (status === 'key_missing' || status === 'key_mismatch') {
+    // The check could not be made: not a finding of tampering, and not a pass either.
+    message = t(status === 'key_missing' ? 'audit.chain.keyMissing' : 'audit.chain.keyMismatch', { upTo });
+    color = 'orange';
+    title = t('audit.chain.keyTitle');
+  } else if (broken) {
+    message =
+      broken.reason === 'missing_tail'
+        ? t('audit.chain.missingTail', { upTo, seq: broken.seq })
+        : t('audit.chain.broken', { id: broken.id, reason: t(`audit.chain.reasons.${broken.reason}`), upTo });
+    color = 'red';
+    title = t('audit.chain.brokenTitle');
+  } else if (status === 'not_anchored') {
+    message = t('audit.chain.notAnchored', { upTo });
+    color = 'yellow';
+  }
   return (
-    <Alert
-      color={broken ? 'red' : 'green'}
-      mb="md"
-      data-testid="audit-chain"
-      title={broken ? t('audit.chain.brokenTitle') : undefined}
-    >
+    <Alert color={color} mb="md" data-testid="audit-chain" data-status={status} title={title}>
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Text size="sm">{message}</Text>
         {recheck}

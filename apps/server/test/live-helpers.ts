@@ -68,3 +68,63 @@ export async function connectLive(url: string, headers: Record<string, string> =
     close: () => ws.close(),
   };
 }
+
+/** A socket that comes back on its own (resumingSocket): every frame of every connection it made. */
+export interface ResumingSocket {
+  frames: LiveFrame[];
+  /** How many times it connected again after its socket closed. */
+  reconnects(): number;
+  /** The ids of the trades it was told settled. */
+  settled(): Set<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A live socket that comes back, as the web client does: when its socket closes it connects again (to the address
+ * `target` gives then: a load balancer's, or another process's) and sends `resume` with the last sequence it saw of
+ * each stream, so the server replays what it missed.
+ */
+export function resumingSocket(target: string | (() => string)): ResumingSocket {
+  const frames: LiveFrame[] = [];
+  const seqs: Record<string, number> = {};
+  let stopped = false;
+  let reconnects = 0;
+  let stop!: () => void;
+  const stopping = new Promise<void>((resolve) => (stop = resolve));
+  const run = async () => {
+    while (!stopped) {
+      const socket = await connectLive(typeof target === 'string' ? target : target()).catch(() => null);
+      if (!socket) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      socket.ws.on('message', (data) => {
+        const f = JSON.parse(data.toString()) as LiveFrame;
+        frames.push(f);
+        if (typeof f.stream === 'string' && typeof f.seq === 'number') seqs[f.stream] = f.seq;
+        if (f.type === 'resumed') {
+          // A stream first heard of here starts where the server stands.
+          for (const [k, v] of Object.entries(f.streams as Record<string, number>)) seqs[k] ??= v;
+        }
+      });
+      socket.send({ type: 'resume', streams: { ...seqs } });
+      const closed = await Promise.race([socket.closed.then(() => true), stopping.then(() => false)]);
+      if (closed) reconnects++;
+      else socket.close();
+    }
+  };
+  const done = run();
+  return {
+    frames,
+    reconnects: () => reconnects,
+    settled: () =>
+      new Set(
+        frames.filter((f) => f.type === 'trade.settled').map((f) => (f.payload as { trade: { id: number } }).trade.id),
+      ),
+    async stop() {
+      stopped = true;
+      stop();
+      await done;
+    },
+  };
+}

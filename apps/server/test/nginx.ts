@@ -17,10 +17,14 @@ export interface Nginx {
 
 export const NGINX_BIN = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p));
 
-/** deploy/nginx.conf with the upstream servers, the listen port and every file path replaced. */
+/**
+ * deploy/nginx.conf with the upstream addresses, the listen port and every file path replaced. Each upstream server
+ * keeps the parameters the file gives its first one (max_fails, fail_timeout…), so the test runs the shipped settings.
+ */
 export function nginxConfig(upstreams: string[], port: number, dir: string): string {
   const source = fs.readFileSync(path.join(REPO_ROOT, 'deploy/nginx.conf'), 'utf8');
-  const servers = upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=5s;`).join('\n');
+  const params = /^ {4}server 127\.0\.0\.1:\d+([^;]*);$/m.exec(source)?.[1] ?? '';
+  const servers = upstreams.map((u) => `    server ${u}${params};`).join('\n');
   let conf = source
     .replace(/^ {4}server 127\.0\.0\.1:\d+ .*\n(?: {4}server 127\.0\.0\.1:\d+ .*\n)*/m, `${servers}\n`)
     .replace(/listen 8080;/, `listen 127.0.0.1:${port};`)

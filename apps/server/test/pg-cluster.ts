@@ -94,8 +94,12 @@ async function untilStopped(pids: number[]): Promise<void> {
   }
 }
 
-/** Creates the cluster (initdb), not started; `start()` starts it. */
-export async function createPgCluster(): Promise<PgCluster> {
+/**
+ * Creates the cluster (initdb), not started; `start()` starts it. `settings` are added to postgresql.conf after the
+ * defaults here (which favour speed: fsync and synchronous_commit off), e.g. synchronous_commit = 'on' for a test that
+ * crashes PostgreSQL and counts on every acknowledged commit surviving it.
+ */
+export async function createPgCluster(options: { settings?: Record<string, string> } = {}): Promise<PgCluster> {
   const bin = pgBinDir();
   if (!bin) throw new Error('no PostgreSQL server binaries (initdb): install postgresql or set PG_BIN');
   const user = await runAs();
@@ -119,6 +123,7 @@ export async function createPgCluster(): Promise<PgCluster> {
       'fsync = off',
       'synchronous_commit = off',
       'full_page_writes = off',
+      ...Object.entries(options.settings ?? {}).map(([name, value]) => `${name} = ${value}`),
       '',
     ].join('\n'),
   );

@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { LEASES } from '../src/platform/bus/leader.js';
+import type { Db } from '../src/platform/db/index.js';
 
 /**
  * A real server process, started as production starts it (`node --import tsx apps/server/src/main.ts`), for the tests
@@ -40,6 +44,9 @@ export interface ServerProcess {
 
 let started = 0;
 
+/** The audit chain key of the server processes this test file starts (unless a test gives its own). */
+export const PROCESS_AUDIT_CHAIN_KEY = randomBytes(32).toString('base64');
+
 /**
  * Starts a server on a free port of 127.0.0.1 with its own data directory (its embedded database, unless `env` names a
  * DATABASE_URL) and waits until it says it is serving; refuses with its output if it exits or is silent for 60 s.
@@ -61,7 +68,16 @@ export async function startServerProcess(
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      // The processes of a test share one database, so one chain key, as operations.md tells operators.
+      AUDIT_CHAIN_KEY: PROCESS_AUDIT_CHAIN_KEY,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const take = (d: Buffer) => {
@@ -117,4 +133,20 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/**
+ * The process of `procs` that leads the price feed now: the holder (host:pid:…) of the feed's unexpired lease in
+ * leader_leases (D22). Undefined while none of them holds it (a take-over under way).
+ */
+export async function feedLeaseHolder<P extends ServerProcess>(db: Db, procs: readonly P[]): Promise<P | undefined> {
+  const row = await db
+    .selectFrom('leader_leases')
+    .select('holder')
+    .where('name', '=', LEASES.priceFeed)
+    .where(sql<boolean>`expires_at > now()`)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const pid = Number(row.holder.split(':')[1]);
+  return procs.find((p) => p.child.pid === pid && p.child.exitCode === null && p.child.signalCode === null);
 }

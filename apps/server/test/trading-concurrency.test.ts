@@ -172,3 +172,50 @@ describe.each(dbKinds())('concurrent trades on %s', (kind) => {
     await expectLedgerConsistent(app.t);
   });
 });
+
+/**
+ * A staff credit and the client's withdrawal request at once on one client (found by the fault test, issue 21 §8):
+ * each locks the client and the account, and in opposite orders they deadlocked and one answered 500.
+ */
+describe.each(dbKinds())('a staff credit and a withdrawal request at once on %s', (kind) => {
+  let app: TradingTestApp;
+
+  beforeAll(async () => {
+    app = await createTradingApp(kind, [{ t: 0, symbol: 'EURUSD', price: '1.08500' }]);
+  });
+  afterAll(() => app.close());
+  afterEach(() => expectLedgerConsistent(app.t));
+
+  it('both are answered, never with a server error, and every cent is accounted for', async () => {
+    const staff = await app.t.userWithToken('superadmin');
+    const client = await registerClient(app.t);
+    await fund(app.t, client.accountId, 100_000);
+    const expiry = `12/${String((new Date().getUTCFullYear() + 2) % 100).padStart(2, '0')}`;
+    const statuses: number[] = [];
+    for (let round = 0; round < 60; round++) {
+      // The credit starts 0–9 ms after the request, so some rounds land in each other's lock windows.
+      const [credit, withdrawal] = await Promise.all([
+        new Promise((resolve) => setTimeout(resolve, round % 10)).then(() =>
+          app.t.inject({
+            method: 'POST',
+            url: `/api/trading/admin/accounts/${client.accountId}/balance`,
+            token: staff.token,
+            headers: { 'idempotency-key': `credit-${round}` },
+            payload: { action: 'add', amount: 1, reason: `round ${round}` },
+          }),
+        ),
+        app.t.inject({
+          method: 'POST',
+          url: '/api/withdraw-requests',
+          token: client.token,
+          headers: { 'idempotency-key': `withdrawal-${round}` },
+          payload: { amount: 10, card_number: '4111111111111111', card_holder: 'Ivan Petrov', card_expiry: expiry },
+        }),
+      ]);
+      statuses.push(credit.statusCode, withdrawal.statusCode);
+      expect(credit.statusCode, credit.body).toBeLessThan(500);
+      expect(withdrawal.statusCode, withdrawal.body).toBeLessThan(500);
+    }
+    expect(statuses.filter((s) => s >= 200 && s < 300).length).toBeGreaterThan(0);
+  });
+});

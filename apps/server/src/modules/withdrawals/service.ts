@@ -117,21 +117,25 @@ export async function createWithdrawRequest(
   userId: string,
   input: WithdrawRequestInput,
 ): Promise<CreateWithdrawResponse> {
+  // The client row first, then the account: the order staff credits and the other money paths lock them in. The
+  // other way round a credit and a request at once deadlocked (the request's insert needs the client row for its
+  // foreign key while the credit holds it and waits for the account), and one of them failed.
+  const client = await trx
+    .selectFrom('clients')
+    .select('identity_verified')
+    .where(sql<boolean>`id = (select a.client_id from trading_accounts a where a.user_id = ${userId})`)
+    .forUpdate()
+    .executeTakeFirst();
   const account = await trx
     .selectFrom('trading_accounts')
     .select(['id', 'client_id', 'balance_cents', 'status'])
     .where('user_id', '=', userId)
     .forUpdate('trading_accounts')
     .executeTakeFirst();
-  if (!account) throw new HttpError(404, 'trading_account_not_found');
+  if (!account || !client) throw new HttpError(404, 'trading_account_not_found');
   // Issue 9 finding 7: a blocked account moves no money out (requests already filed stay for staff to process).
   if (account.status === 'blocked') throw new HttpError(409, 'withdraw_account_blocked');
   // Issue 9 finding 1: a registration linked to an existing lead pays out nothing until a person confirmed who it is.
-  const client = await trx
-    .selectFrom('clients')
-    .select('identity_verified')
-    .where('id', '=', Number(account.client_id))
-    .executeTakeFirstOrThrow();
   if (!client.identity_verified) throw new HttpError(409, 'withdraw_identity_unverified');
 
   const failure = checkWithdrawal(input, Number(account.balance_cents), monthIn(deps.timeZone, deps.now()));

@@ -3,6 +3,16 @@ export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
 
+/**
+ * Whether PostgreSQL ended the transaction because it collided with another one (a deadlock, a serialization
+ * failure): nothing of it was written, and the same call again normally goes through. Lock orders are kept so this
+ * should not happen; when it does, the call is answered 503 with Retry-After instead of a server error.
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return code === '40P01' || code === '40001';
+}
+
 /** SQLSTATEs of a database that is gone, going, not yet there, or too slow (issue 21 §1, §5, §6). */
 const UNAVAILABLE_STATES = new Set([
   '57P01', // admin_shutdown: the connection was terminated (a restart, a failover, pg_terminate_backend)

@@ -117,7 +117,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   };
 
   registerErrorHandler(app);
-  registerRequestTimeouts(app, { requestMs: config.REQUEST_TIMEOUT_MS, bulkMs: config.BULK_REQUEST_TIMEOUT_MS });
+  registerRequestTimeouts(app, { requestMs: config.REQUEST_TIMEOUT_MS });
   registerJsonParser(app);
   registerInputChecks(app);
   registerSecurityHeaders(app);

@@ -96,6 +96,23 @@ function overLimitXlsx(): Buffer {
   );
 }
 
+/**
+ * One sheet row of 6.5 million cells, every one in column A (`<c r="A2">` repeated) and pointing at a shared string:
+ * 180 MB of sheet, under the unpacking cap, ~200 kB of zip. Each cell used to be kept, a new string each, until the
+ * row ended.
+ */
+function oneWideRowXlsx(): Buffer {
+  return leads(
+    function* () {
+      yield '<row r="2">';
+      const block = '<c r="A2" t="s"><v>4</v></c>'.repeat(10_000);
+      for (let i = 0; i < 650; i++) yield block;
+      yield '</row>';
+    },
+    { strings: ['a shared string of some length'] },
+  );
+}
+
 /** A multipart/form-data body with one file, as a browser's FormData sends it. */
 function form(fileName: string, content: Buffer | string): FormData {
   const body = new FormData();
@@ -305,6 +322,14 @@ describe.each(dbKinds())('lead files built to exhaust the server (issue 20 findi
     // The server has handled the broken connection once it answers again; nothing was unpacked to disk.
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
     expect(serverTemp()).toEqual([]);
+  }, 60_000);
+
+  it('one row of millions of cells in one column: 400 naming the row, at its second cell', async () => {
+    const file = oneWideRowXlsx();
+    expect(file.length).toBeLessThan(1024 * 1024);
+    const res = await watched('wide-row.xlsx', file);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.detail).toMatch(/^Строка 2 листа: ячейка в столбце A стоит не правее предыдущей \(A\)/);
   }, 60_000);
 
   it('a 9 MB CSV of blank lines: 400, every line counts', async () => {

@@ -1,9 +1,15 @@
 import { LEAD_IMPORT_REJECTED_KEPT } from '@brokerage/shared';
-import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { csvParseHook, csvParseHookPresent } from '../src/modules/imports/parse/csv.js';
+import { Upload, type UploadFileStream } from '../src/modules/imports/parse/upload.js';
+import { Turns, xlsRecords } from '../src/modules/imports/parse/xls.js';
+import { WordedError } from '../src/platform/http/error-handler.js';
+import { workbook } from './xlsx-files.js';
 import { detectDelimiter, matchHeader } from '../src/modules/imports/parse/headers.js';
-import { cellText, LeadCollector, MAX_IMPORT_ROWS } from '../src/modules/imports/parse/rows.js';
+import { cellText, LeadCollector, MAX_IMPORT_ROWS, type SheetRow } from '../src/modules/imports/parse/rows.js';
 import { kindByName, sniff } from '../src/modules/imports/parse/index.js';
-import { SharedStrings } from '../src/modules/imports/parse/xlsx.js';
+import { MAX_ROW_CELLS, SharedStrings, xlsxRecords } from '../src/modules/imports/parse/xlsx.js';
 import { attribute, XmlScanner, type XmlHandler } from '../src/modules/imports/parse/xml.js';
 import { rejectedCsv } from '../src/modules/imports/rejected-csv.js';
 
@@ -193,5 +199,147 @@ describe('rejected rows CSV', () => {
     expect(rejectedCsv([{ row: 2, reason: 'r', cells }]).split('\r\n')[1]).toBe(
       `2,r,"'=HYPERLINK(""x"")",a@b.co,+7 (701) 123-45-67,"Kazakhstan, KZ",'-cmd,`,
     );
+  });
+});
+
+/** An upload of `content` as the routes make one (the whole file in one chunk). */
+const uploadOf = (name: string, content: Buffer | string) =>
+  new Upload(Readable.from([Buffer.from(content)]) as UploadFileStream, name, '', 10);
+
+/** The first refusal of reading `file` as XLSX, answered as the error handler answers it. */
+async function xlsxRefusal(sheetRows: string): Promise<{ status: number; code: string; en: string }> {
+  const file = workbook({
+    sheets: [{ name: 'Leads', rows: () => [sheetRows] }],
+    sharedStrings: ['<t>full name</t>', '<t>Email</t>', '<t>Phone</t>', '<t>Country</t>'],
+  });
+  try {
+    for await (const _ of xlsxRecords(uploadOf('wide.xlsx', file), 200));
+  } catch (err) {
+    if (err instanceof WordedError) return { status: err.statusCode, code: err.code, en: err.texts.en };
+    throw err;
+  }
+  throw new Error('read without a refusal');
+}
+
+describe('sheet rows (issue 20: one row of millions of cells)', () => {
+  const header = '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>';
+  it('refuse a cell that is not to the right of the one before it, naming the row', async () => {
+    expect(await xlsxRefusal(`${header}<row r="2"><c r="A2"><v>1</v></c><c r="A2"><v>1</v></c></row>`)).toEqual({
+      status: 400,
+      code: 'upload_cell_out_of_order',
+      en: expect.stringMatching(/^Sheet row 2: the cell in column A is not to the right of the one before it \(A\)/),
+    });
+    const back = await xlsxRefusal(`${header}<row r="7"><c r="C7"><v>1</v></c><c r="B7"><v>1</v></c></row>`);
+    expect(back).toMatchObject({ code: 'upload_cell_out_of_order' });
+    expect(back.en).toMatch(/^Sheet row 7: the cell in column B is not to the right of the one before it \(C\)/);
+  });
+
+  it(`refuse a row of more than ${MAX_ROW_CELLS} cells (Excel's columns), references or none`, async () => {
+    expect(MAX_ROW_CELLS).toBe(16_384);
+    const noRefs = `${header}<row>${'<c><v>1</v></c>'.repeat(MAX_ROW_CELLS + 1)}</row>`;
+    expect(await xlsxRefusal(noRefs)).toEqual({
+      status: 400,
+      code: 'upload_row_too_wide',
+      en: 'Sheet row 2: more than 16384 cells (the columns of an Excel sheet)',
+    });
+    const pastXfd = `${header}<row r="3"><c r="XFE3"><v>1</v></c></row>`;
+    expect(await xlsxRefusal(pastXfd)).toMatchObject({
+      code: 'upload_row_too_wide',
+      en: expect.stringMatching(/^Sheet row 3:/),
+    });
+    // A full row, every column once in order, is read.
+    const full = Array.from({ length: MAX_ROW_CELLS }, () => '<c><v>1</v></c>').join('');
+    const file = workbook({ sheets: [{ name: 'L', rows: () => [`${header}<row>${full}</row>`] }], sharedStrings: [] });
+    const rows: SheetRow[] = [];
+    for await (const row of xlsxRecords(uploadOf('full.xlsx', file), 200)) rows.push(row);
+    expect(rows[1]!.cells).toHaveLength(MAX_ROW_CELLS);
+    expect(rows[1]!.columns!.at(-1)).toBe(MAX_ROW_CELLS - 1);
+  });
+});
+
+describe('the CSV reader and the csv-parse internal it relies on', () => {
+  it('finds the hook in the pinned csv-parse, and says when a parser lacks it', async () => {
+    expect(csvParseHookPresent()).toBe(true);
+    expect(csvParseHook({ api: { state: { record: [], expectedRecordLength: 0 } } })).toBeNull();
+    expect(csvParseHook({ api: { __onRecord: () => undefined, state: {} } })).toBeNull();
+    expect(csvParseHook({})).toBeNull();
+  });
+
+  it('refuses a CSV upload with a 503 and an error in the log when csv-parse has lost the hook', async () => {
+    vi.resetModules();
+    vi.doMock('csv-parse', async (importOriginal) => {
+      const real = await importOriginal<typeof import('csv-parse')>();
+      return {
+        ...real,
+        parse: (...args: Parameters<typeof real.parse>) => {
+          const parser = real.parse(...args);
+          delete (parser as unknown as { api: { __onRecord?: unknown } }).api.__onRecord; // as after an upgrade
+          return parser;
+        },
+      };
+    });
+    try {
+      const csv = await import('../src/modules/imports/parse/csv.js');
+      const { WordedError: Worded } = await import('../src/platform/http/error-handler.js');
+      const { Upload: FreshUpload } = await import('../src/modules/imports/parse/upload.js');
+      expect(csv.csvParseHookPresent()).toBe(false);
+      const logged: unknown[] = [];
+      const upload = new FreshUpload(
+        Readable.from([
+          Buffer.from('full name,Email,Phone,Country\nA,a@example.com,+77010000001,KZ\n'),
+        ]) as UploadFileStream,
+        'leads.csv',
+        'text/csv',
+        10,
+      );
+      const refusal = await (async () => {
+        for await (const _ of csv.csvRecords(upload, { error: (...args: unknown[]) => void logged.push(args) }));
+      })().catch((err: unknown) => err);
+      expect(refusal).toBeInstanceOf(Worded);
+      expect(refusal).toMatchObject({ statusCode: 503, code: 'upload_csv_unavailable' });
+      expect(logged).toEqual([[{ csvParse: csv.CSV_PARSE_HOOK }, expect.stringContaining('csv-parse lacks the hook')]]);
+    } finally {
+      vi.doUnmock('csv-parse');
+      vi.resetModules();
+    }
+  });
+});
+
+describe('the legacy XLS reader', () => {
+  it('reads one workbook at a time: the next waits its turn, and past the waiting room the answer is 503', async () => {
+    const turns = new Turns(1, 1);
+    const first = await turns.take();
+    let secondStarted = false;
+    const second = turns.take().then((end) => ((secondStarted = true), end));
+    const third = await turns.take().catch((err: unknown) => err);
+    expect(third).toBeInstanceOf(WordedError);
+    expect(third).toMatchObject({ statusCode: 503, code: 'upload_xls_busy', retryAfterSeconds: 30 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(secondStarted).toBe(false);
+    first();
+    first(); // a turn ends once
+    (await second)();
+    expect(secondStarted).toBe(true);
+    // Both turns are free again.
+    (await turns.take())();
+    (await turns.take())();
+  });
+
+  it('logs how a read ended (time, size), never the file name or content', async () => {
+    const XLSX = await import('@e965/xlsx');
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['full name', 'secret.person@example.com']]), 'L');
+    const file = XLSX.write(book, { bookType: 'xls', type: 'buffer' }) as Buffer;
+    const logged: unknown[][] = [];
+    const refusal = await (async () => {
+      const upload = uploadOf('Leads of Secret Person.xls', file);
+      const log = { warn: (...args: unknown[]) => void logged.push(args) };
+      for await (const _ of xlsRecords(upload, log, { heapMb: 512, timeoutMs: 1 }));
+    })().catch((err: unknown) => err);
+    expect(refusal).toMatchObject({ statusCode: 422, code: 'upload_xls_too_slow' });
+    expect(logged).toEqual([
+      [{ xls: expect.objectContaining({ outcome: 'timeout', bytes: file.length }) }, 'XLS reader gave no rows'],
+    ]);
+    expect(JSON.stringify(logged)).not.toMatch(/Secret|secret/);
   });
 });

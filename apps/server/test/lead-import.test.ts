@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import * as XLSX from '@e965/xlsx';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { XLS_BOUNDS } from '../src/modules/imports/parse/xls.js';
 import type { UploadClientsResult } from '@brokerage/shared';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { workbook } from './xlsx-files.js';
@@ -401,15 +402,25 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
       { name: 'Катя', email: 'katya@example.com', phone_e164: '+77017654322', country: 'Kazakhstan' },
     ]);
 
-    // A DOCTYPE (entity declarations) or a cell past column XFD: a damaged workbook, never a 5xx.
-    for (const row of ['<!DOCTYPE x [<!ENTITY a "aaaa">]><row r="2"/>', '<row r="2"><c r="XFE2"><v>1</v></c></row>']) {
+    // A DOCTYPE (entity declarations): a damaged workbook; a cell past column XFD: a row wider than a sheet, named.
+    // Never a 5xx.
+    for (const [row, detail] of [
+      [
+        '<!DOCTYPE x [<!ENTITY a "aaaa">]><row r="2"/>',
+        'Файл «bad.xlsx» не является книгой Excel (.xlsx) или поврежден',
+      ],
+      [
+        '<row r="2"><c r="XFE2"><v>1</v></c></row>',
+        'Строка 2 листа: больше 16384 ячеек (столько столбцов у листа Excel)',
+      ],
+    ]) {
       const bad = workbook({
-        sheets: [{ name: 'Leads', rows: () => ['<row r="1"><c r="A1" t="s"><v>0</v></c></row>', row] }],
+        sheets: [{ name: 'Leads', rows: () => ['<row r="1"><c r="A1" t="s"><v>0</v></c></row>', row!] }],
         sharedStrings: ['<t>full name</t>'],
       });
       const refused = await upload('bad.xlsx', bad);
       expect(refused.statusCode, refused.body).toBe(400);
-      expect(refused.json().detail).toBe('Файл «bad.xlsx» не является книгой Excel (.xlsx) или поврежден');
+      expect(refused.json().detail).toBe(detail);
     }
   });
 
@@ -498,5 +509,123 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
       token: admin.token,
     });
     expect(unknown.statusCode).toBe(404);
+  });
+});
+
+/**
+ * Issue 20 §5 and issue 21 §5: the bounds of the legacy XLS reader (a child process: its heap, its time, one at a
+ * time) and the upload's own request bound. The app answers requests within REQUEST_TIMEOUT_MS = 1.5 s, except the
+ * upload, which states the bulk bound where it is registered.
+ */
+describe.each(dbKinds())('lead file import bounds on %s', (kind) => {
+  let t: TestApp;
+  let admin: { token: string };
+  const defaults = { ...XLS_BOUNDS };
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { REQUEST_TIMEOUT_MS: '1500' });
+    admin = await t.userWithToken('admin');
+  });
+  afterAll(() => t.close());
+  afterEach(() => Object.assign(XLS_BOUNDS, defaults));
+
+  async function upload(fileName: string, content: Buffer | string) {
+    const { payload, headers } = await multipart(fileName, content);
+    return t.inject({
+      method: 'POST',
+      url: '/api/upload-clients',
+      token: admin.token,
+      payload,
+      headers: { ...headers, 'accept-language': 'en' },
+    });
+  }
+
+  /** 10,000 lead rows as legacy XLS (about 1.5 MB). */
+  const manyRows = () =>
+    toXls([
+      HEADER,
+      ...Array.from({ length: 10_000 }, (_, i) => [
+        `Bound Person ${i}`,
+        `bound.${i}@example.com`,
+        `+7701${String(i).padStart(7, '0')}`,
+        'Kazakhstan',
+        'Bounds',
+      ]),
+    ]);
+
+  it('an .xls past the reader heap or time is refused 422 naming the file, and the server goes on', async () => {
+    const file = manyRows();
+    XLS_BOUNDS.heapMb = 24;
+    const big = await upload('heavy.xls', file);
+    expect(big.statusCode, big.body).toBe(422);
+    expect(big.json()).toEqual({
+      code: 'upload_xls_too_big',
+      detail:
+        'The workbook "heavy.xls" needs more than the 24 MB of memory set aside for reading .xls: save it as .xlsx or CSV UTF-8 and upload it again',
+    });
+    Object.assign(XLS_BOUNDS, defaults, { timeoutMs: 50 });
+    const slow = await upload('slow.xls', file);
+    expect(slow.statusCode, slow.body).toBe(422);
+    expect(slow.json()).toMatchObject({ code: 'upload_xls_too_slow', detail: expect.stringContaining('"slow.xls"') });
+    expect(slow.json().detail).toContain('within 0.1 s');
+    // The same file within the real bounds, and other requests, are served.
+    Object.assign(XLS_BOUNDS, defaults);
+    const ok = await upload('fine.xls', file);
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ total_processed: 10_000, clients_created: 10_000 });
+    expect((await t.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+  }, 120_000);
+
+  it('two .xls uploads at once are both read (one after the other) and answered', async () => {
+    const rows = (tag: string) =>
+      toXls([
+        HEADER,
+        ...[1, 2, 3].map((i) => [
+          `Pair ${tag}${i}`,
+          `pair.${tag}${i}@example.com`,
+          `+7702${tag === 'a' ? 1 : 2}00000${i}`,
+          'KZ',
+          'Pair',
+        ]),
+      ]);
+    const [a, b] = await Promise.all([upload('a.xls', rows('a')), upload('b.xls', rows('b'))]);
+    expect(a.statusCode, a.body).toBe(200);
+    expect(b.statusCode, b.body).toBe(200);
+    expect([a.json().clients_created, b.json().clients_created]).toEqual([3, 3]);
+  });
+
+  it('the upload has the bulk bound: a file arriving slower than REQUEST_TIMEOUT_MS is read; a plain route is cut', async () => {
+    /** Sends `head`, then after 2.5 s (past the 1.5 s bound) the rest. */
+    const trickled = (url: string, contentType: string, head: string, rest: string) => {
+      const body = new PassThrough();
+      const answer = t.inject({
+        method: 'POST',
+        url,
+        token: admin.token,
+        headers: { 'content-type': contentType, 'accept-language': 'en' },
+        payload: body,
+      });
+      body.write(head);
+      setTimeout(() => body.end(rest), 2500);
+      return answer;
+    };
+    const boundary = 'bulk-bound-boundary';
+    const slowFile = await trickled(
+      '/api/upload-clients',
+      `multipart/form-data; boundary=${boundary}`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.csv"\r\n` +
+        'Content-Type: text/csv\r\n\r\nfull name,Email,Phone,Country\n',
+      `Slow Person,slow.person@example.com,+77030000001,KZ\n\r\n--${boundary}--\r\n`,
+    );
+    expect(slowFile.statusCode, slowFile.body).toBe(200);
+    expect(slowFile.json()).toMatchObject({ clients_created: 1 });
+    const slowJson = await trickled(
+      '/api/clients',
+      'application/json',
+      '{"name":"Slow Json","email":"slow.json@example.com",',
+      '"phone":"+77030000002","country":"KZ"}',
+    );
+    expect(slowJson.statusCode, slowJson.body).toBe(503);
+    expect(slowJson.json()).toMatchObject({ code: 'request_timeout' });
   });
 });

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { queryNames, redactUrl } from '../src/platform/http/logging.js';
+import pino from 'pino';
+import { loggerOptions, queryNames, redactUrl, withoutQueries } from '../src/platform/http/logging.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 
 /** Every log line the apps of this file write: the server's own logger settings, into a destination stream here. */
@@ -39,6 +41,27 @@ describe('query names in logs', () => {
       '/api/x?a=1&api_key=[redacted]&TOKEN=[redacted]&passwor%64=[redacted]&access_token=[redacted]',
     );
     expect(redactUrl('/api/x?tokens=1&mytoken=2')).toBe('/api/x?tokens=1&mytoken=2');
+  });
+
+  it('a logged database error keeps its code but not its detail, which names the row’s values', () => {
+    const lines: string[] = [];
+    // The server's settings (this file's mock only adds a stream, left out here for one of the test's own).
+    const { stream: _ignored, ...options } = loggerOptions('error') as pino.LoggerOptions & { stream?: unknown };
+    const log = pino(options, { write: (line: string) => void lines.push(line) });
+    const err = Object.assign(new Error('duplicate key value violates unique constraint "users_email_key"'), {
+      code: '23505',
+      detail: 'Key (email)=(ivan.petrov@example.com) already exists.',
+    });
+    log.error({ err }, 'unhandled error');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('"code":"23505"');
+    expect(lines[0]).not.toContain('ivan.petrov@example.com');
+  });
+
+  it('are cut from free text (messages, stacks), the path kept', () => {
+    expect(withoutQueries('in "/api/clients?search=a%40b.c&page=1" (GET)?')).toBe('in "/api/clients?[query]" (GET)?');
+    expect(withoutQueries('GET /api/ws?token=abc failed; why?')).toBe('GET /api/ws?[query] failed; why?');
+    expect(withoutQueries('no query here')).toBe('no query here');
   });
 });
 
@@ -107,5 +130,45 @@ describe.each(dbKinds())('request logs on %s', (kind) => {
     ]) {
       expect(log, secret).not.toContain(secret);
     }
+  });
+});
+
+/**
+ * Issue 21 §5 with issue 20 §10: a request past its time bound is logged by its route's pattern, never its URL (the
+ * query of a search carries e-mails and phones; a token may travel there too).
+ */
+describe.each(dbKinds())('the log line of a timed-out request on %s', (kind) => {
+  let t: TestApp;
+  let staff: string;
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { LOG_LEVEL: 'info', REQUEST_TIMEOUT_MS: '500' });
+    staff = (await t.userWithToken('superadmin')).token;
+    // The session is looked up once before the database is held below.
+    expect((await t.inject({ method: 'GET', url: '/api/clients?page=1', token: staff })).statusCode).toBe(200);
+  });
+  afterAll(() => t.close());
+
+  it('names the route, not the query', async () => {
+    logLines.length = 0;
+    const email = 'timed.out.search@example.test';
+    // The clients table held (on PGlite the one connection is), so the search waits past its 0.5 s.
+    const res = await t.db.transaction().execute(async (trx) => {
+      await sql`lock table clients in access exclusive mode`.execute(trx);
+      return t.inject({ method: 'GET', url: `/api/clients?search=${encodeURIComponent(email)}`, token: staff });
+    });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'request_timeout' });
+    const timedOut = logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request timed out');
+    expect(timedOut).toEqual([expect.objectContaining({ method: 'GET', route: '/api/clients' })]);
+    // The held search finishes behind the answer; nothing it or the timeout wrote carries the term.
+    // Fastify warns when the late handler's result finds the reply sent; waited for (up to 5 s), as it names the URL.
+    for (let i = 0; i < 50 && !logLines.some((l) => l.includes('FST_ERR_REP_ALREADY_SENT')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const log = logLines.join('');
+    for (const secret of [email, encodeURIComponent(email), 'timed.out.search'])
+      expect(log, secret).not.toContain(secret);
   });
 });

@@ -30,6 +30,8 @@ export const exportRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
   app.get(
     '/api/clients/export/excel',
     {
+      // A whole file: the bulk bound, not REQUEST_TIMEOUT_MS (platform/http/timeouts.ts).
+      handlerTimeout: deps.config.BULK_REQUEST_TIMEOUT_MS,
       schema: {
         tags: ['clients'],
         summary: 'XLSX of the clients matching the list filters (GET /api/clients parameters), streamed',
@@ -54,6 +56,8 @@ export const exportRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
   app.get(
     '/api/deposits/export/excel',
     {
+      // A whole file: the bulk bound, not REQUEST_TIMEOUT_MS (platform/http/timeouts.ts).
+      handlerTimeout: deps.config.BULK_REQUEST_TIMEOUT_MS,
       schema: {
         tags: ['deposits'],
         summary: 'XLSX of the deposit history matching its filters (GET /api/deposits parameters), streamed',

@@ -5,6 +5,7 @@ import {
   type Lang,
   type UploadClientsResult,
 } from '@brokerage/shared';
+import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Actor } from '../../platform/auth/actor.js';
 import { writeAudit } from '../../platform/audit/audit.js';
@@ -47,6 +48,7 @@ export async function importLeads(
   file: UploadedFile,
   actor: Actor,
   lang: Lang,
+  log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
 ): Promise<UploadClientsResult> {
   // The name is the client's (RFC 5987 lets it carry any code point): control characters (U+0000 cannot be stored
   // in PostgreSQL text) are dropped and the length bounded before it is shown, stored or audited.
@@ -54,7 +56,7 @@ export async function importLeads(
   const upload = new Upload(file.stream, fileName, file.mimeType, deps.config.UPLOAD_MAX_MB);
   const collector = new LeadCollector(deps.config.DEFAULT_PHONE_REGION);
   try {
-    await readLeads(upload, collector, { maxUnpackedMb: deps.config.IMPORT_MAX_UNPACKED_MB });
+    await readLeads(upload, collector, { maxUnpackedMb: deps.config.IMPORT_MAX_UNPACKED_MB }, log);
   } finally {
     upload.release();
   }

@@ -31,6 +31,8 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (
   app.get(
     '/api/trading/statement/export',
     {
+      // A whole file: the bulk bound, not REQUEST_TIMEOUT_MS (platform/http/timeouts.ts).
+      handlerTimeout: deps.config.BULK_REQUEST_TIMEOUT_MS,
       schema: {
         tags: ['trading'],
         summary:

@@ -1,7 +1,7 @@
-import { validationMessage } from '@brokerage/shared';
+import { validationMessage, type Lang } from '@brokerage/shared';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '../db/errors.js';
 import { HttpError, RETRY_AFTER_SECONDS } from './errors.js';
 import { errorMessage, langOf, type ErrorCode } from './messages.js';
 
@@ -10,10 +10,30 @@ function send(reply: FastifyReply, request: FastifyRequest, status: number, code
   return reply.status(status).send({ detail: errorMessage(code, lang, params), code });
 }
 
+/**
+ * A refusal worded by the module that refuses, its texts kept with the module (the lead import's file checks, in
+ * imports/texts.ts), for codes the shared table of messages.ts does not hold. Its 503s carry Retry-After.
+ */
+export class WordedError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    readonly texts: Record<Lang, string>,
+    readonly retryAfterSeconds = RETRY_AFTER_SECONDS,
+  ) {
+    super(code);
+  }
+}
+
 /** One error handler for the whole API: every refusal is {"detail": "...", "code": "..."}; a 5xx leaks nothing. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return send(reply, request, error.statusCode, error.code, error.params);
+    if (error instanceof WordedError) {
+      if (error.statusCode === 503) reply.header('retry-after', String(error.retryAfterSeconds));
+      const detail = error.texts[langOf(request.headers['accept-language'])];
+      return reply.status(error.statusCode).send({ detail, code: error.code });
+    }
 
     if (hasZodFastifySchemaValidationErrors(error)) {
       const lang = langOf(request.headers['accept-language']);
@@ -58,7 +78,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error.statusCode === 429) return send(reply, request, 429, 'rate_limited');
     // Issue 21 §5: the route's time bound (REQUEST_TIMEOUT_MS) passed; the work may still finish behind this answer.
     if (error.code === 'FST_ERR_HANDLER_TIMEOUT') {
-      request.log.warn({ url: request.url }, 'request timed out');
+      // The route's pattern, never the URL: a query string carries tokens and search terms (issue 20 §10).
+      request.log.warn({ method: request.method, route: request.routeOptions.url }, 'request timed out');
       const seconds = Math.round((request.routeOptions.handlerTimeout || 0) / 1000);
       return send(reply.header('retry-after', String(RETRY_AFTER_SECONDS)), request, 503, 'request_timeout', {
         seconds,
@@ -69,6 +90,13 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
       return send(reply.header('retry-after', String(RETRY_AFTER_SECONDS)), request, 503, 'database_unavailable');
+    }
+    if (isTransactionConflict(error)) {
+      request.log.warn(
+        { err: { message: error.message, code: error.code }, route: request.routeOptions.url },
+        'transaction conflict',
+      );
+      return send(reply.header('retry-after', '1'), request, 503, 'database_conflict');
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       // Fastify's own 4xx (bad URL encoding, bad headers): say what it said, it names the problem.

@@ -66,6 +66,25 @@ export function requestLogFields(request: { method: string; url?: string; ip?: s
   };
 }
 
+/** A URL's query inside free text (a message, a stack trace): the path is kept, the query is not. */
+const QUERY_IN_TEXT = /(\/[^\s"'`?]*)\?[^\s"'`]+/g;
+
+/** `text` with every URL query cut (`/api/clients?search=a@b.c` → `/api/clients?[query]`). */
+export function withoutQueries(text: string): string {
+  return text.includes('?') ? text.replace(QUERY_IN_TEXT, '$1?[query]') : text;
+}
+
+/** An error whose message and stack are told without URL queries; its type and other fields kept. */
+function errorWithoutQueries(err: Error): Error {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as Error, err);
+  for (const key of ['message', 'stack'] as const) {
+    const text = err[key];
+    if (typeof text === 'string')
+      Object.defineProperty(copy, key, { value: withoutQueries(text), writable: true, configurable: true });
+  }
+  return copy;
+}
+
 /**
  * pino settings: request lines carry method, path, query parameter names, IP and status, never query values,
  * headers or bodies, and any field named like a secret is censored wherever it appears.
@@ -88,8 +107,25 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
         '*.card_number',
         'req.headers.authorization',
         'req.headers.cookie',
+        // A PostgreSQL error's detail names the row's values ("Key (email)=(…) already exists"): personal data.
+        'err.detail',
+        'err.cause.detail',
       ],
       censor: '[redacted]',
+    },
+    hooks: {
+      // Fastify's own warnings name the raw URL, query included (e.g. "Reply was already sent … in
+      // "/api/clients?search=…"" when a handler finishes after its request timed out): every message and logged
+      // error is told without URL queries, whoever writes it.
+      logMethod(args, method) {
+        const cleaned = args.map((arg: unknown) => {
+          if (typeof arg === 'string') return withoutQueries(arg);
+          if (arg instanceof Error) return errorWithoutQueries(arg);
+          const err = (arg as { err?: unknown } | null)?.err;
+          return err instanceof Error ? { ...(arg as object), err: errorWithoutQueries(err) } : arg;
+        });
+        return method.apply(this, cleaned as Parameters<typeof method>);
+      },
     },
     serializers: {
       req: requestLogFields,

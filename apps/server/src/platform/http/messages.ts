@@ -256,6 +256,18 @@ export const ERROR_MESSAGES = {
     ru: 'Сделка закрылась по экспирации раньше, чем аннулирование подтвердили: запрос больше не действует, ничего не возвращено',
     en: 'The trade settled at expiry before the void was confirmed: the request has lapsed and nothing was returned',
   },
+  void_trade_expired: {
+    ru: 'Срок сделки уже истек: ее исход определен котировкой на момент экспирации, аннулировать ее нельзя',
+    en: 'The trade has reached its expiry: its outcome is fixed by the price at expiry and it can no longer be voided',
+  },
+  void_request_withdrawn: {
+    ru: 'Запрос на аннулирование уже отозван',
+    en: 'The void request has already been withdrawn',
+  },
+  void_request_withdraw_not_own: {
+    ru: 'Отозвать запрос на аннулирование может только сотрудник, который его создал',
+    en: 'Only the staff member who asked for the void can withdraw the request',
+  },
   // Deposit methods and client messages (back-office.md §2.15)
   deposit_method_not_found: { ru: 'Способ пополнения не найден', en: 'Deposit method not found' },
   deposit_intent_amount_too_small: {
@@ -433,6 +445,10 @@ export const ERROR_MESSAGES = {
   database_unavailable: {
     ru: 'База данных временно недоступна. Повторите через несколько секунд; повтор с тем же Idempotency-Key безопасен',
     en: 'The database is temporarily unavailable. Try again in a few seconds; a retry with the same Idempotency-Key is safe',
+  },
+  database_conflict: {
+    ru: 'Операция совпала с другой и отменена, ничего не записано. Повторите; повтор с тем же Idempotency-Key безопасен',
+    en: 'The operation collided with another and was cancelled; nothing was written. Try again; a retry with the same Idempotency-Key is safe',
   },
   request_timeout: {
     ru: 'Нет ответа за {seconds} с: сервер перегружен или база данных отвечает медленно. Повторите позже; повтор с тем же Idempotency-Key безопасен',

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { parse, CsvError } from 'csv-parse';
+import type { FastifyBaseLogger } from 'fastify';
 import { HttpError } from '../../../platform/http/errors.js';
+import { fileError } from '../texts.js';
 import { detectDelimiter } from './headers.js';
 import type { SheetRow } from './rows.js';
 import type { Upload } from './upload.js';
@@ -14,6 +16,30 @@ interface CsvParseApi {
   __onRecord: (push: unknown) => unknown;
 }
 
+/** What the CSV reader needs of csv-parse's internals, named in the log when it is missing. */
+export const CSV_PARSE_HOOK = 'api.__onRecord, api.state.record, api.state.expectedRecordLength (csv-parse 7.0.3)';
+
+/**
+ * csv-parse's inner parser of `parser` when it has the hook the CSV reader wraps (its record handler, and the state
+ * it reads), else null: a csv-parse release may rename or move them (the version is pinned in package.json for
+ * that reason). Checked when the import routes are registered (an error in the log at start-up) and on every CSV
+ * upload (a 503, not a 500 nor minutes of work).
+ */
+export function csvParseHook(parser: unknown): CsvParseApi | null {
+  const api = (parser as { api?: Partial<CsvParseApi> } | null)?.api;
+  if (!api || typeof api.__onRecord !== 'function' || !api.state) return null;
+  if (!Array.isArray(api.state.record) || !('expectedRecordLength' in api.state)) return null;
+  return api as CsvParseApi;
+}
+
+/** Whether the installed csv-parse has the hook (a throwaway parser is asked). */
+export function csvParseHookPresent(): boolean {
+  const parser = parse();
+  const present = csvParseHook(parser) !== null;
+  parser.destroy();
+  return present;
+}
+
 /** The most bytes handed to the parser at a time (smaller writes cost more per row than they save). */
 const WRITE_SLICE = 64 * 1024;
 
@@ -23,7 +49,7 @@ const WRITE_SLICE = 64 * 1024;
  * separators, quotes and line breaks (csv-parse). `row` is the record's number in the file (1 = the header), as a
  * spreadsheet numbers the rows; blank lines count as rows, so the numbers match.
  */
-export async function* csvRecords(upload: Upload): AsyncGenerator<SheetRow> {
+export async function* csvRecords(upload: Upload, log: Pick<FastifyBaseLogger, 'error'>): AsyncGenerator<SheetRow> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (chunk: Buffer, end = false): string => {
     let text: string;
@@ -58,15 +84,19 @@ export async function* csvRecords(upload: Upload): AsyncGenerator<SheetRow> {
   // csv-parse builds a CsvError (a stack trace and JSON copies of its state, ~0.1 ms) for every record whose length
   // differs from the first one's, even when relax_column_count lets it pass: a file of blank lines after a header cost
   // minutes (issue 20). Each record is made the expected length just before that check, so the error is never built
-  // (rows may be ragged anyway); import-bombs.test.ts fails if a csv-parse release moves this.
-  const api = (parser as unknown as { api?: CsvParseApi }).api;
-  const onRecord = api?.__onRecord;
-  if (api && onRecord) {
-    api.__onRecord = function (this: CsvParseApi, push: unknown) {
-      this.state.expectedRecordLength = this.state.record.length;
-      return onRecord.call(this, push);
-    };
+  // (rows may be ragged anyway). The hook is csv-parse's internal: the version is pinned, and without the hook CSV
+  // uploads are refused (503) rather than read the slow way (see csvParseHook).
+  const api = csvParseHook(parser);
+  if (!api) {
+    parser.destroy();
+    log.error({ csvParse: CSV_PARSE_HOOK }, 'csv-parse lacks the hook the CSV import relies on: CSV uploads refused');
+    throw fileError(503, 'upload_csv_unavailable');
   }
+  const onRecord = api.__onRecord;
+  api.__onRecord = function (this: CsvParseApi, push: unknown) {
+    this.state.expectedRecordLength = this.state.record.length;
+    return onRecord.call(this, push);
+  };
   const stop = new AbortController();
   // In slices, each parsed once the records of the one before were taken: csv-parse pushes every record of a chunk
   // at once (64 kB of blank lines is 65,536 records), so a larger chunk would be one long step. A slice may end

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
 import { HttpError } from '../../../platform/http/errors.js';
 import { csvRecords } from './csv.js';
 import type { LeadCollector } from './rows.js';
@@ -51,6 +52,7 @@ export async function readLeads(
   upload: Upload,
   collector: LeadCollector,
   limits: { maxUnpackedMb: number },
+  log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
 ): Promise<FileKind> {
   const named = kindByName(upload.name, upload.mimeType);
   if (!named) throw new HttpError(400, 'upload_unsupported_type', { name: upload.name || '—' });
@@ -67,10 +69,10 @@ export async function readLeads(
   }
   const records =
     kind === 'csv'
-      ? csvRecords(upload)
+      ? csvRecords(upload, log)
       : kind === 'xlsx'
         ? xlsxRecords(upload, limits.maxUnpackedMb)
-        : xlsRecords(upload);
+        : xlsRecords(upload, log);
   let turn = performance.now();
   for await (const { row, cells, columns } of records) {
     collector.accept(row, cells, columns);

@@ -1,11 +1,18 @@
+import { WordedError } from '../../../platform/http/error-handler.js';
 import { HttpError } from '../../../platform/http/errors.js';
+import { fileError } from '../texts.js';
 import { CELL_RAW_MAX, cellText, type SheetRow } from './rows.js';
 import type { Upload } from './upload.js';
 import { attribute, XmlError, XmlScanner, type XmlHandler } from './xml.js';
 import { entryBytes, readZipDirectory, UnpackBudget, ZipError, type ZipDirectory, type ZipEntry } from './zip.js';
 
-/** Excel's last column (XFD). */
-const MAX_COLUMN = 16_384;
+/**
+ * Excel's last column (XFD), and so the most cells a sheet row may have: cells come in column order (the cell
+ * references go strictly rightwards, as every spreadsheet program writes them), so one row holds at most this many —
+ * a few megabytes at the 300-character cell cap — whatever the file repeats. A cell that does not go right of the one
+ * before it, or a row past XFD, is a 400 naming the row (issue 20: 10 million `<c r="A1">` in one row were all kept).
+ */
+export const MAX_ROW_CELLS = 16_384;
 
 /**
  * The rows of the first worksheet of an XLSX upload (issue 20 finding 5: no spooling, every byte counted). The zip is
@@ -34,7 +41,7 @@ export async function* xlsxRecords(upload: Upload, maxUnpackedMb: number): Async
     for await (const rows of scanChunks(file, parts.sheet, budget, sheet)) yield* rows;
   } catch (err) {
     // A 400 of the cap or the row checks stands; a ZipError, XmlError or zlib's error is a broken workbook.
-    if (err instanceof HttpError) throw err;
+    if (err instanceof HttpError || err instanceof WordedError) throw err;
     throw new HttpError(400, 'upload_not_xlsx', { name: upload.name });
   }
 }
@@ -226,6 +233,8 @@ class SheetReader implements XmlHandler {
   private lastRow = 0;
   private cell: { column: number; type: string } | null = null;
   private nextColumn = 1;
+  /** The column of the row's cell before, 0 at the row's start. */
+  private lastColumn = 0;
   private value = '';
   private inline = false;
   private phonetic = 0;
@@ -240,13 +249,24 @@ class SheetReader implements XmlHandler {
         this.lastRow = Number.isSafeInteger(r) && r > this.lastRow ? r : this.lastRow + 1;
         this.row = { row: this.lastRow, columns: [], cells: [] };
         this.nextColumn = 1;
+        this.lastColumn = 0;
         break;
       }
       case 'c': {
         if (!this.row) break;
         const ref = attribute(attributes, 'r');
         const column = ref === undefined ? this.nextColumn : columnOf(ref);
-        if (!(column >= 1 && column <= MAX_COLUMN)) throw new XmlError(`a cell outside the sheet: ${ref}`);
+        if (column < 1) throw new XmlError('a cell reference without a column');
+        if (column > MAX_ROW_CELLS)
+          throw fileError(400, 'upload_row_too_wide', { row: this.row.row, max: MAX_ROW_CELLS });
+        if (column <= this.lastColumn) {
+          throw fileError(400, 'upload_cell_out_of_order', {
+            row: this.row.row,
+            column: columnName(column),
+            previous: columnName(this.lastColumn),
+          });
+        }
+        this.lastColumn = column;
         this.cell = { column, type: attribute(attributes, 't') ?? 'n' };
         this.value = '';
         break;
@@ -324,6 +344,13 @@ class SheetReader implements XmlHandler {
         return cellText(Number.parseFloat(v));
     }
   }
+}
+
+/** A column's letters (2 → 'B', 16,384 → 'XFD'). */
+function columnName(column: number): string {
+  let name = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
 }
 
 /** The column number of a cell reference ('B7' → 2); 0 when it has no letters, past XFD when too long. */

@@ -285,6 +285,30 @@ describe.runIf(browserAvailable())('trading administration', () => {
     expect((await demoAccount()).balance).toBe(withTrade.balance);
     await shot(page, 'trading-void-pending');
 
+    // Its requester sees it as theirs in the 'Подтверждения' tab: no Confirm, but Withdraw (after a dialog). Withdrawn,
+    // it leaves the list, the trade may be voided again, and the second ask is the one the admin confirms.
+    const mine = await page.context().newPage();
+    await mine.goto(`${server.url}/crm/applications`);
+    await mine.getByTestId('confirmations-count').waitFor();
+    await mine.getByTestId('tab-confirmations').click();
+    const own = mine.locator('[data-testid="void-request-row"]', { hasText: `#${tradeId}` });
+    await own.getByTestId('void-request-own').waitFor();
+    expect(await own.getByTestId('void-request-confirm').count()).toBe(0);
+    await own.getByTestId('void-request-withdraw').click();
+    const withdrawal = mine.getByTestId('void-request-dialog');
+    await withdrawal.waitFor();
+    expect(await withdrawal.textContent()).toContain(`Отозвать ваш запрос на аннулирование сделки #${tradeId}`);
+    await mine.getByTestId('void-request-dialog-submit').click();
+    await expectToast(mine, `Запрос на аннулирование сделки #${tradeId} отозван`);
+    await own.waitFor({ state: 'detached' });
+    await mine.close();
+    await page.reload();
+    await trade.getByTestId('trade-void').click();
+    await form.getByRole('textbox').fill('E2E: ошибочная котировка');
+    await form.getByTestId('void-confirm').click();
+    await expectToast(page, `Аннулирование сделки #${tradeId} отправлено на подтверждение второму сотруднику`);
+    await trade.getByTestId('trade-void-pending').waitFor();
+
     // The admin (finance.approve) confirms it where manual credits are confirmed.
     const admin = await signIn('admin');
     await admin.page.goto(`${server.url}/crm/applications`);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CLIENT_STATUSES, normalisePhone, settleTrade } from '@brokerage/shared';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../src/modules/ledger/service.js';
 import { CardVault } from '../src/platform/crypto/card-vault.js';
@@ -401,6 +402,55 @@ describe.each(dbKinds())('the demo traders on %s', (kind) => {
     expect(items.length).toBeGreaterThanOrEqual(4);
     expect(new Set(items.map((r) => r.no_eligible_approver))).toEqual(new Set([false]));
     expect(await reconcile(t.db)).toEqual([]);
+  });
+
+  it("issue 20 finding 3: the demo's deposits lie outside the 24-hour window, so a manager's small credit needs nobody else", async () => {
+    // Right after seeding, client3's own manager records a $100 deposit ($2,000 recorded by them before): credited now.
+    const client3 = await t.db
+      .selectFrom('clients')
+      .select(['id'])
+      .where('email', '=', 'client3@demo.local')
+      .executeTakeFirstOrThrow();
+    const manager = await t.login('sales.manager@demo.local', 'demo12345');
+    const deposit = await t.inject({
+      method: 'POST',
+      url: '/api/deposits',
+      token: manager,
+      payload: { client_id: Number(client3.id), amount: 100, notes: 'Пополнение по звонку' },
+    });
+    expect(deposit.statusCode, deposit.body).toBe(201);
+    expect(deposit.json()).toMatchObject({ credited: true, credit_id: null, credit_status: null });
+    expect(await reconcile(t.db)).toEqual([]);
+
+    // Each seeded credited deposit and its ledger entry carry one time, past the window, after the client came in.
+    const credited = await t.db
+      .selectFrom('deposits')
+      .innerJoin('clients', 'clients.id', 'deposits.client_id')
+      .innerJoin('ledger_entries as e', (join) =>
+        join.on('e.reference', '=', sql<string>`'deposit:' || deposits.id::text`),
+      )
+      .select([
+        'deposits.created_at',
+        'deposits.credited_at',
+        'e.created_at as entry_at',
+        'clients.created_at as joined',
+      ])
+      .where('deposits.id', '<>', deposit.json().id)
+      .execute();
+    expect(credited.length).toBeGreaterThanOrEqual(20);
+    for (const d of credited) {
+      expect(new Date(d.entry_at).getTime()).toBe(new Date(d.credited_at!).getTime());
+      expect(new Date(d.entry_at).getTime()).toBe(new Date(d.created_at).getTime());
+      expect(new Date(d.created_at).getTime()).toBeGreaterThanOrEqual(new Date(d.joined).getTime());
+    }
+    const recent = await t.db
+      .selectFrom('deposits')
+      .select('id')
+      .where('created_by', 'is not', null)
+      .where('created_at', '>=', new Date(now.getTime() - DAY_MS))
+      .where('id', '<>', deposit.json().id)
+      .execute();
+    expect(recent).toEqual([]);
   });
 
   it('issue 20 finding 1: a login the retention manager makes for a demo lead credits nothing and pays nothing on their word', async () => {

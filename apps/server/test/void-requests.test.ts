@@ -254,12 +254,15 @@ describe.each(dbKinds())('trade void requests on %s', (kind) => {
       app.t.app.engine.settleDueTrades({ now: new Date(at(207)) }),
       ...requests.map((r) => confirm(r, admin.token)),
     ]);
+    // A trade whose request a confirmation held locked was skipped by that run (settlement does not wait for a lock);
+    // the confirmation then found it expired (lapsed), so the next run settles it.
+    const next = await app.t.app.engine.settleDueTrades({ now: new Date(at(207)) });
     let expected = before;
     for (const [i, id] of ids.entries()) {
       const trade = await tradeRow(id);
       const entries = await settleEntries(id);
       expect(entries).toHaveLength(1);
-      const settled = report.settled.some((s) => s.id === id);
+      const settled = [...report.settled, ...next.settled].some((s) => s.id === id);
       if (trade.status === 'voided') {
         expect(settled).toBe(false);
         expect(answers[i]!.statusCode).toBe(200);
@@ -290,5 +293,147 @@ describe.each(dbKinds())('trade void requests on %s', (kind) => {
     expect((await tradeRow(id)).status).toBe('active');
     expect(await settleEntries(id)).toHaveLength(0);
     expect((await list(admin.token)).json().pending_count).toBe(0);
+  });
+
+  it('reading the list writes nothing: a request whose trade expired reads as lapsed while its row stays as it was', async () => {
+    const id = await openTrade(320, { direction: 'call', duration: 10 }); // expires at 330 s
+    const requestId = (await askVoid(id, manager.token)).json().id as number;
+    const requestRow = () =>
+      app.t.db.selectFrom('trade_void_requests').selectAll().where('id', '=', requestId).executeTakeFirstOrThrow();
+    const auditRows = () =>
+      app.t.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
+    expect((await list(admin.token)).json().items.map((r: { id: number }) => r.id)).toEqual([requestId]);
+
+    // Past the expiry, before any settlement run: nobody decided, yet the request no longer waits.
+    app.clock.set(at(331));
+    const stored = await requestRow();
+    const audited = await auditRows();
+    const pending = (await list(admin.token)).json();
+    expect(pending.items.map((r: { id: number }) => r.id)).not.toContain(requestId);
+    expect(pending.pending_count).toBe(0);
+    const lapsed = (await list(manager.token, 'lapsed')).json();
+    expect(lapsed.items.find((r: { id: number }) => r.id === requestId)).toMatchObject({
+      status: 'lapsed',
+      trade_status: 'active',
+      decided_by: null,
+      decided_at: new Date(at(330)).toISOString(),
+      account_id: client.accountId,
+    });
+    expect(
+      (await inject('GET', `/api/trading/admin/accounts/${client.accountId}`, manager.token)).json().pendingVoids,
+    ).toEqual([]);
+    // The GETs changed no row and wrote no audit row.
+    expect(await requestRow()).toEqual(stored);
+    expect(stored.status).toBe('pending');
+    expect(await auditRows()).toEqual(audited);
+
+    // A decision that meets it stores the lapse (one audit row) and the request reads the same as before.
+    const lapses = await app.t.auditCount('trade.void_lapse');
+    expect((await reject(requestId, admin.token, 'поздно')).json().code).toBe('void_request_lapsed');
+    expect((await requestRow()).status).toBe('lapsed');
+    expect(await app.t.auditCount('trade.void_lapse')).toBe(lapses + 1);
+    const after = (await list(manager.token, 'lapsed')).json();
+    const sameButAge = (r: { id: number; age_seconds: number }) => ({ ...r, age_seconds: 0 });
+    expect(sameButAge(after.items.find((r: { id: number }) => r.id === requestId))).toEqual(
+      sameButAge(lapsed.items.find((r: { id: number }) => r.id === requestId)),
+    );
+    await app.settleAt(at(332));
+  });
+
+  it('a trade past its expiry, not yet settled, cannot be asked to be voided: 409 with a clear detail', async () => {
+    const id = await openTrade(335, { direction: 'put', duration: 5 }); // expires at 340 s
+    app.clock.set(at(341));
+    const before = await app.t.auditCount('trade.void_request');
+    const late = await askVoid(id, manager.token);
+    expect(late.statusCode, late.body).toBe(409);
+    expect(late.json()).toMatchObject({
+      code: 'void_trade_expired',
+      detail: 'Срок сделки уже истек: ее исход определен котировкой на момент экспирации, аннулировать ее нельзя',
+    });
+    expect((await tradeRow(id)).status).toBe('active');
+    expect(await app.t.auditCount('trade.void_request')).toBe(before);
+    const rows = await app.t.db.selectFrom('trade_void_requests').select('id').where('trade_id', '=', id).execute();
+    expect(rows).toEqual([]);
+    await app.settleAt(at(342));
+  });
+
+  it('its requester withdraws a waiting request: nothing moves, no one else may, and the trade can be asked again', async () => {
+    const id = await openTrade(345, { direction: 'call', duration: 10 }); // expires at 355 s
+    const before = await balanceCents(app.t, client.accountId);
+    const requestId = (await askVoid(id, manager.token)).json().id as number;
+    const withdraw = (rid: number, token: string) => inject('POST', `/api/void-requests/${rid}/withdraw`, token);
+
+    // The admin has no trading.manage; the superadmin has it but did not ask; another manager does not see it.
+    expect((await withdraw(requestId, admin.token)).statusCode).toBe(403);
+    const notOwn = await withdraw(requestId, superadmin.token);
+    expect(notOwn.statusCode).toBe(403);
+    expect(notOwn.json().code).toBe('void_request_withdraw_not_own');
+    expect((await withdraw(requestId, otherManager.token)).statusCode).toBe(404);
+
+    const done = await withdraw(requestId, manager.token);
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({
+      id: requestId,
+      status: 'withdrawn',
+      trade_status: 'active',
+      decided_by: manager.id,
+      ledger_entry_id: null,
+    });
+    const audit = await app.t.auditRows('trade.void_withdraw');
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_id: manager.id, entity_id: String(id) });
+    expect(audit[0]!.after).toMatchObject({ status: 'withdrawn' });
+
+    const again = await withdraw(requestId, manager.token);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('void_request_withdrawn');
+    expect((await confirm(requestId, admin.token)).json().code).toBe('void_request_withdrawn');
+    expect((await reject(requestId, admin.token, 'нет')).json().code).toBe('void_request_withdrawn');
+    expect((await list(admin.token)).json().items.map((r: { id: number }) => r.id)).not.toContain(requestId);
+    expect((await list(admin.token, 'withdrawn')).json().items).toEqual([
+      expect.objectContaining({ id: requestId, status: 'withdrawn' }),
+    ]);
+    expect((await tradeRow(id)).status).toBe('active');
+    expect(await balanceCents(app.t, client.accountId)).toBe(before);
+
+    // The trade may be asked for again; a withdrawal after its expiry finds the request lapsed.
+    const second = await askVoid(id, manager.token, 'Снова: котировка была ошибочной');
+    expect(second.statusCode, second.body).toBe(202);
+    app.clock.set(at(356));
+    const late = await withdraw(second.json().id as number, manager.token);
+    expect(late.statusCode).toBe(409);
+    expect(late.json().code).toBe('void_request_lapsed');
+    await app.settleAt(at(357));
+  });
+
+  it('asking for a void honours Idempotency-Key: a retry answers the first request, another body is refused', async () => {
+    const id = await openTrade(360, { direction: 'call', duration: 10 });
+    const ask = (key: string, reason: string) =>
+      app.t.inject({
+        method: 'POST',
+        url: `/api/trading/admin/accounts/${client.accountId}/void-trade`,
+        token: manager.token,
+        headers: { 'idempotency-key': key },
+        payload: { trade_id: id, reason },
+      });
+    const before = await app.t.auditCount('trade.void_request');
+    const first = await ask('void-retry-1', 'Ошибочная котировка');
+    expect(first.statusCode, first.body).toBe(202);
+    const retry = await ask('void-retry-1', 'Ошибочная котировка');
+    expect(retry.statusCode, retry.body).toBe(202);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.json().id).toBe(first.json().id);
+    const reused = await ask('void-retry-1', 'Другая причина');
+    expect(reused.statusCode).toBe(409);
+    expect(reused.json().code).toBe('idempotency_key_reused');
+    // Without the key, a second ask is the second request it is: refused while the first waits.
+    expect((await askVoid(id, manager.token)).json().code).toBe('void_request_pending');
+    const rows = await app.t.db.selectFrom('trade_void_requests').select('id').where('trade_id', '=', id).execute();
+    expect(rows).toHaveLength(1);
+    expect(await app.t.auditCount('trade.void_request')).toBe(before + 1);
+    await app.settleAt(at(372));
   });
 });

@@ -161,6 +161,8 @@ export const API_ROUTES = {
   'GET /api/void-requests': 'finance.view',
   'POST /api/void-requests/:id/confirm': 'finance.approve',
   'POST /api/void-requests/:id/reject': 'finance.approve',
+  /** Its requester takes back their own request while it waits (the void service checks it is theirs). */
+  'POST /api/void-requests/:id/withdraw': 'trading.manage',
   /** The card's client user (§2.6) and its statistics sidebar; scoped by the client (D5). */
   'POST /api/clients/:id/register-user': 'clients.view',
   'PUT /api/clients/:id/change-password': 'clients.view',

@@ -1,5 +1,6 @@
 import { normalisePhone, type ClientStatus, type Department, type StaffRole } from '@brokerage/shared';
 import { createDeposit, SEED_CREDITS } from '../modules/deposits/service.js';
+import { CREDIT_WINDOW_HOURS } from '../modules/manual-credits/window.js';
 import type { Trx } from '../modules/ledger/service.js';
 import type { Actor } from '../platform/auth/actor.js';
 import { KK_FEMALE, KK_MALE, type Pair } from './lead-pool.js';
@@ -390,9 +391,12 @@ export async function seedDemoLeads(
         [2, 30],
         [3, 15],
       ]);
+      // Recorded before D20's 24-hour window (issue 20 finding 3): a fresh demo's staff credits on these leads do not
+      // start out waiting for a second person.
+      const latest = now.getTime() - (CREDIT_WINDOW_HOURS + 1) * 60 * 60_000;
       let from = createdAt.getTime() + DAY_MS;
       for (let d = 0; d < count; d++) {
-        const at = between(from, now.getTime() - 60 * 60_000);
+        const at = between(Math.min(from, latest), latest);
         deposits.push({ amount: weighted(DEPOSIT_AMOUNTS), at });
         from = at.getTime() + 60_000;
       }

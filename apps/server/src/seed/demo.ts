@@ -1,4 +1,11 @@
-import { STAFF_ROLES, departmentOfRole, isStaffRole, normalisePhone, type Role } from '@brokerage/shared';
+import {
+  STAFF_ROLES,
+  departmentOfRole,
+  isStaffRole,
+  normalisePhone,
+  type DepositCreate,
+  type Role,
+} from '@brokerage/shared';
 import type { Actor } from '../platform/auth/actor.js';
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/index.js';
@@ -168,6 +175,25 @@ const DEMO_LEADS = [
   },
 ] as const;
 
+const HOUR_MS = 60 * 60 * 1000;
+/**
+ * When the demo desk took the demo clients on and recorded their deposits: more than a day before the seed, so they
+ * lie outside D20's 24-hour window (issue 20 finding 3) and a fresh demo does not start with every staff credit on
+ * those clients waiting for a second person; yet well within the 30 days in which recording a client's deposit bars
+ * its payouts (issue 20 finding 4), so the demo's four-eyes paths stay the ones a desk meets. Deposit n of a client is
+ * n hours later (at most three, so the last is still 27 hours old). Not older, so the demo's own clients stay near the
+ * top of the staff's lists, above all but the newest generated leads.
+ */
+const DEMO_DESK_HOURS_AGO = 30;
+function deskTime(now: Date, hour = 0): Date {
+  return new Date(now.getTime() - (DEMO_DESK_HOURS_AGO - hour) * HOUR_MS);
+}
+
+/** Records one demo deposit through the deposits service as of `at` (the deposit and its ledger entry). */
+async function depositAsOf(trx: Trx, actor: Actor, input: DepositCreate, at: Date): Promise<void> {
+  await createDeposit(trx, actor, input, SEED_CREDITS, { at });
+}
+
 /**
  * Seeds a new database with the demo data set (DEMO_DATA=1). Later features add their own demo rows here.
  * `durations` are the trade durations the server offers (TRADE_DURATIONS); the demo trades use those up to an hour.
@@ -216,7 +242,7 @@ export async function seedDemoData(
       ids.set(u.email, row.id);
     }
     // The crowd of traders first, so the demo logins' accounts stay the newest (the first rows of the staff's lists).
-    const crowdIds = await seedDemoTraders(trx, hash, ids, DEMO_CROWD);
+    const crowdIds = await seedDemoTraders(trx, hash, ids, DEMO_CROWD, now);
     const demoClient = await trx
       .insertInto('clients')
       .values({
@@ -274,15 +300,17 @@ export async function seedDemoData(
           user_id: null,
           registration_date: null,
           last_comment_date: null,
+          // Taken on by the desk with the demo traders, before their deposits (deskTime).
+          created_at: deskTime(now),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
       leadIds.push(Number(lead_.id));
     }
-    await seedDemoClientBase(trx, ids, leadIds);
+    await seedDemoClientBase(trx, ids, leadIds, now);
     await seedDemoLeads(trx, demoStaff(ids), now);
-    const traderIds = [...(await seedDemoTraders(trx, hash, ids, DEMO_TRADERS)), ...crowdIds];
-    const decisions = await seedExtraTraders(trx, cards, hash, ids);
+    const traderIds = [...(await seedDemoTraders(trx, hash, ids, DEMO_TRADERS, now)), ...crowdIds];
+    const decisions = await seedExtraTraders(trx, cards, hash, ids, now);
     return { traderIds, decisions };
   });
   // Outside the transaction above: the withdrawal decisions, the price service and settlement open their own.
@@ -338,12 +366,13 @@ async function seedExtraTraders(
   cards: CardVault,
   hash: string,
   ids: Map<string, string>,
+  now: Date,
 ): Promise<{ id: number; outcome: 'approved' | 'rejected'; decider: Actor }[]> {
   const deps = { db: trx, cards, timeZone: 'UTC', now: () => new Date() };
   const expiry = `09/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
   const decisions: { id: number; outcome: 'approved' | 'rejected'; decider: Actor }[] = [];
   for (const trader of EXTRA_TRADERS) {
-    const { user } = await seedTraderAccount(trx, hash, ids, trader);
+    const { user } = await seedTraderAccount(trx, hash, ids, trader, now);
     const decider = demoActor(ids, trader.manager === 'team_lead_retention' ? 'admin' : 'team_lead_retention');
     for (const w of trader.withdrawals) {
       const filed = await createWithdrawRequest(deps, trx, user.id, {
@@ -368,7 +397,8 @@ interface DemoTraderSpec {
   deposits: readonly number[];
 }
 
-async function seedTraderAccount(trx: Trx, hash: string, ids: Map<string, string>, trader: DemoTraderSpec) {
+async function seedTraderAccount(trx: Trx, hash: string, ids: Map<string, string>, trader: DemoTraderSpec, now: Date) {
+  const joined = deskTime(now);
   const user = await trx
     .insertInto('users')
     .values({
@@ -380,6 +410,7 @@ async function seedTraderAccount(trx: Trx, hash: string, ids: Map<string, string
       password_hash: hash,
       deleted_at: null,
       last_login_at: null,
+      created_at: joined,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -398,16 +429,18 @@ async function seedTraderAccount(trx: Trx, hash: string, ids: Map<string, string
       assigned_manager: ids.get(trader.manager) ?? null,
       affiliate_id: null,
       user_id: user.id,
-      registration_date: sql`now()` as never,
+      registration_date: joined,
       last_comment_date: null,
+      created_at: joined,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await openTradingAccount(trx, { clientId: client.id, userId: user.id });
+  const accountId = await openTradingAccount(trx, { clientId: client.id, userId: user.id });
+  await trx.updateTable('trading_accounts').set({ created_at: joined }).where('id', '=', accountId).execute();
   const manager = demoActor(ids, trader.manager);
   for (const [i, amount] of trader.deposits.entries()) {
     const notes = i === 0 ? 'Демо-данные: первый депозит' : 'Демо-данные: повторный депозит';
-    await createDeposit(trx, manager, { client_id: Number(client.id), amount, notes }, SEED_CREDITS);
+    await depositAsOf(trx, manager, { client_id: Number(client.id), amount, notes }, deskTime(now, i + 1));
   }
   return { user, client };
 }
@@ -418,10 +451,11 @@ async function seedDemoTraders(
   hash: string,
   ids: Map<string, string>,
   traders: readonly DemoTraderSpec[],
+  now: Date,
 ): Promise<string[]> {
   const userIds: string[] = [];
   for (const trader of traders) {
-    const { user } = await seedTraderAccount(trx, hash, ids, trader);
+    const { user } = await seedTraderAccount(trx, hash, ids, trader, now);
     userIds.push(user.id);
   }
   return userIds;
@@ -558,18 +592,15 @@ async function seedDemoTrading(db: Db, userIds: string[], offered: readonly numb
  * lead's manager (the leads have no trading account yet, so they wait there and are credited through the ledger if a
  * lead registers); the first of a lead is ftd and turns its status new into ftd.
  */
-async function seedDemoClientBase(trx: Trx, ids: Map<string, string>, leadIds: number[]): Promise<void> {
+async function seedDemoClientBase(trx: Trx, ids: Map<string, string>, leadIds: number[], now: Date): Promise<void> {
   const [ivan, anna, oleg] = leadIds as [number, number, number];
   const sales = demoActor(ids, 'sales_manager');
   const retention = demoActor(ids, 'retention_manager');
-  await createDeposit(trx, sales, { client_id: ivan, amount: 250, notes: 'Демо-данные: первый депозит' }, SEED_CREDITS);
-  await createDeposit(
-    trx,
-    sales,
-    { client_id: ivan, amount: 500, notes: 'Демо-данные: повторный депозит' },
-    SEED_CREDITS,
-  );
-  await createDeposit(trx, retention, { client_id: oleg, amount: 1000, notes: 'Демо-данные' }, SEED_CREDITS);
+  const first = { client_id: ivan, amount: 250, notes: 'Демо-данные: первый депозит' };
+  await depositAsOf(trx, sales, first, deskTime(now, 1));
+  const second = { client_id: ivan, amount: 500, notes: 'Демо-данные: повторный депозит' };
+  await depositAsOf(trx, sales, second, deskTime(now, 2));
+  await depositAsOf(trx, retention, { client_id: oleg, amount: 1000, notes: 'Демо-данные' }, deskTime(now, 1));
   const manager = ids.get('sales_manager')!;
   await trx
     .insertInto('comments')

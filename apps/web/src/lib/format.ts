@@ -1,4 +1,5 @@
 import { formatUsd } from '@brokerage/shared';
+import type { TFunction } from 'i18next';
 
 /**
  * Formatting of back-office.md §9. Times are shown in the business time zone; formatters never throw (an invalid
@@ -112,6 +113,14 @@ export function formatSignedMoney(amount: number): string {
 
 export function formatCount(value: number): string {
   return integerFormat.format(value);
+}
+
+/** How long something has waited (a credit, a void): '5 мин', '3 ч', '2 дн.' (the largest whole unit). */
+export function formatAge(seconds: number, t: TFunction): string {
+  if (seconds < 60) return t('credits.age.justNow');
+  if (seconds < 3600) return t('credits.age.minutes', { count: Math.floor(seconds / 60) });
+  if (seconds < 86_400) return t('credits.age.hours', { count: Math.floor(seconds / 3600) });
+  return t('credits.age.days', { count: Math.floor(seconds / 86_400) });
 }
 
 /**

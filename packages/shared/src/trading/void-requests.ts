@@ -5,9 +5,10 @@ import { TRADE_DIRECTIONS, TRADE_STATUSES } from './settlement.js';
 /**
  * Voiding an open trade takes two people (issue 20 finding 11, decisions.md D20 'Voids'): the void call records a
  * request (pending); a second staff member with finance.approve who did not ask confirms it (the trade is voided and
- * its stake returned) or rejects it; a trade that settles first makes its request lapse.
+ * its stake returned) or rejects it; its requester may withdraw it while it waits; a request whose trade reaches its
+ * expiry first has lapsed (told as such from that moment, whether or not settlement has run).
  */
-export const VOID_REQUEST_STATUSES = ['pending', 'confirmed', 'rejected', 'lapsed'] as const;
+export const VOID_REQUEST_STATUSES = ['pending', 'confirmed', 'rejected', 'lapsed', 'withdrawn'] as const;
 export type VoidRequestStatus = (typeof VOID_REQUEST_STATUSES)[number];
 
 export const tradeVoidRequestSchema = z.object({
@@ -30,8 +31,10 @@ export const tradeVoidRequestSchema = z.object({
   requested_at: z.string(),
   /** Seconds since it was asked for. */
   age_seconds: z.number().int(),
+  /** Who confirmed, rejected or withdrew it (null for a lapsed one). */
   decided_by: z.string().nullable(),
   decided_by_name: z.string().nullable(),
+  /** When it was decided; for a lapsed one, when its trade expired (or settled, if that came first). */
   decided_at: z.string().nullable(),
   reject_reason: z.string().nullable(),
   /** The trade_refund entry a confirmation posted. */

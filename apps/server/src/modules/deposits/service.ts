@@ -206,12 +206,14 @@ function cents(amount: number): number {
  * is ftd and turns a client in status new into ftd. When it would take the client's unconfirmed staff credits of the
  * last 24 hours above MANUAL_CREDIT_SECOND_APPROVAL (D20 as amended by issue 20 finding 3) the deposit is recorded
  * exactly the same way but its crediting waits for a second staff member (a pending manual credit of kind 'deposit').
+ * `at`: when it was recorded, if not now (only the demo seed, which dates its desk's history a day back).
  */
 export async function createDeposit(
   trx: Trx,
   actor: Actor,
   input: DepositCreate,
   approval: CreditApproval,
+  options: { at?: Date } = {},
 ): Promise<DepositWriteResponse> {
   const client = await lockClient(trx, actor, input.client_id);
   const amountCents = cents(input.amount);
@@ -235,7 +237,8 @@ export async function createDeposit(
       notes: input.notes ?? '',
       created_by: actor.id,
       created_by_name: actor.name,
-      credited_at: creditNow ? new Date() : null,
+      credited_at: creditNow ? (options.at ?? new Date()) : null,
+      ...(options.at ? { created_at: options.at, updated_at: options.at } : {}),
       // The dashboard attributes the deposit to the manager who has the client now, for good (issue 11).
       attributed_manager: client.assigned_manager,
     })
@@ -260,6 +263,7 @@ export async function createDeposit(
       reference: `deposit:${id}`,
       actor,
       reason: input.notes ?? null,
+      ...(options.at ? { createdAt: options.at } : {}),
     });
   }
   await recompute(trx, input.client_id);

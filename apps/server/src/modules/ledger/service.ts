@@ -34,6 +34,8 @@ export interface PostEntryInput {
   reference: string;
   actor: Pick<Actor, 'id'> | null;
   reason?: string | null;
+  /** When the entry was made, if not now: only the demo seed, which dates its desk's history a day back. */
+  createdAt?: Date;
 }
 
 export interface PostedEntry {
@@ -110,6 +112,7 @@ export async function postEntry(trx: Trx, input: PostEntryInput): Promise<Posted
       reference: input.reference,
       actor_id: input.actor?.id ?? null,
       reason: input.reason ?? null,
+      ...(input.createdAt ? { created_at: input.createdAt } : {}),
     })
     .onConflict((oc) => oc.column('reference').doNothing())
     .returningAll()

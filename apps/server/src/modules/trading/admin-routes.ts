@@ -121,14 +121,33 @@ export const tradingAdminRoutes: FastifyPluginAsyncZod<{
         description:
           'Nothing moves: answers 202 with the void request (who asked, why, when). A second staff member with ' +
           'finance.approve who did not ask confirms it (POST /api/void-requests/{id}/confirm: the trade is voided and ' +
-          'its stake returned) or rejects it; a trade that settles first makes the request lapse (issue 20 finding 11).',
+          'its stake returned) or rejects it; its requester may withdraw it (POST /api/void-requests/{id}/withdraw); ' +
+          'a trade that reaches its expiry first makes the request lapse (issue 20 finding 11). A trade already past ' +
+          'its expiry, settled or not, answers 409. A retry with the same Idempotency-Key answers the first answer.',
+        headers: idempotencyHeaders,
         params: accountIdParam,
         body: voidTradeRequestSchema,
         response: { 202: tradeVoidRequestSchema, ...errors },
       },
     },
-    async (request, reply) =>
-      reply.status(202).send(await requestVoid(deps, request.auth!.actor, request.params.accountId, request.body)),
+    async (request, reply) => {
+      const actor = request.auth!.actor;
+      const result = await runIdempotent(
+        deps.db,
+        {
+          userId: actor.id!,
+          route: 'POST /api/trading/admin/accounts/:accountId/void-trade',
+          key: request.headers[IDEMPOTENCY_HEADER],
+          request: { params: request.params, body: request.body },
+        },
+        async (trx) => ({
+          status: 202,
+          body: await requestVoid(deps, trx, actor, request.params.accountId, request.body),
+        }),
+      );
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.status(result.status).send(result.body);
+    },
   );
 
   app.post(

@@ -247,7 +247,7 @@ export async function accountDetail(deps: AdminDeps, actor: Actor, accountId: nu
       .limit(50)
       .execute(),
     pendingCreditsOfAccount(deps.db, actor, accountId),
-    pendingVoidsOfAccount(deps.db, actor, accountId),
+    pendingVoidsOfAccount(deps.db, actor, accountId, deps.now()),
   ]);
   return {
     account,

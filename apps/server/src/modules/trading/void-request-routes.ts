@@ -8,13 +8,19 @@ import {
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TradingEngine } from './engine.js';
-import { confirmVoidRequest, listVoidRequests, rejectVoidRequest, type VoidRequestDeps } from './void-requests.js';
+import {
+  confirmVoidRequest,
+  listVoidRequests,
+  rejectVoidRequest,
+  withdrawVoidRequest,
+  type VoidRequestDeps,
+} from './void-requests.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
 
 /**
  * Voids waiting for a second staff member (issue 20 finding 11, decisions.md D20 'Voids'): list (finance.view),
- * confirm and reject (finance.approve), scoped by D5. They are asked for by POST …/accounts/:accountId/void-trade.
+ * confirm and reject (finance.approve), withdraw (trading.manage, the requester only), scoped by D5. They are asked for by POST …/accounts/:accountId/void-trade.
  */
 export const voidRequestRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = async (app, { engine }) => {
   const deps: VoidRequestDeps = { db: engine.tradingDeps().db, now: () => engine.now(), bus: engine.bus };
@@ -25,7 +31,9 @@ export const voidRequestRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }>
       schema: {
         tags: ['trading-admin'],
         summary: 'Voids of trades of the clients in scope, by status (default pending, oldest first)',
-        description: 'Pending requests whose trade has settled are marked lapsed first.',
+        description:
+          'Read only: a request whose trade reached its expiry or settled while it waited is answered as lapsed ' +
+          '(status=lapsed lists it, status=pending no longer does), with its decided_at the moment it lapsed.',
         querystring: voidRequestsQuerySchema,
         response: { 200: voidRequestsResponseSchema, ...errors },
       },
@@ -40,8 +48,9 @@ export const voidRequestRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }>
         tags: ['trading-admin'],
         summary: 'Confirm a void (never its requester): the trade is voided and its stake returned through the ledger',
         description:
-          'A void confirmed before answers 200 with its state and nothing moves again; its requester, a rejected ' +
-          'request, or a trade that settled before the confirmation (the request lapses) answers 409.',
+          'A void confirmed before answers 200 with its state and nothing moves again; its requester, a rejected or ' +
+          'withdrawn request, or a trade that reached its expiry before the confirmation (the request lapses) ' +
+          'answers 409.',
         params: fundsIdParam,
         response: { 200: tradeVoidRequestSchema, ...errors },
       },
@@ -61,5 +70,21 @@ export const voidRequestRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }>
       },
     },
     async (request) => rejectVoidRequest(deps, request.auth!.actor, request.params.id, request.body),
+  );
+
+  app.post(
+    '/api/void-requests/:id/withdraw',
+    {
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'Withdraw your own void request while it waits: nothing moves and the trade settles at its expiry',
+        description:
+          'Only its requester (403 for anyone else). A confirmed, rejected or withdrawn request, or one whose trade ' +
+          'reached its expiry (the request lapses), answers 409.',
+        params: fundsIdParam,
+        response: { 200: tradeVoidRequestSchema, ...errors },
+      },
+    },
+    async (request) => withdrawVoidRequest(deps, request.auth!.actor, request.params.id),
   );
 };

@@ -3,6 +3,7 @@ import {
   type RejectVoidRequest,
   type TradeVoidRequest,
   type VoidRequestsQuery,
+  type VoidRequestStatus,
   type VoidRequestsResponse,
   type VoidTradeRequest,
 } from '@brokerage/shared';
@@ -11,7 +12,6 @@ import type { Db } from '../../platform/db/index.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { writeAudit } from '../../platform/audit/audit.js';
-import { isUniqueViolation } from '../../platform/db/errors.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { publishBalanceChanged } from '../ledger/live.js';
@@ -25,9 +25,12 @@ import { postEntry, type Trx } from '../ledger/service.js';
  * stake can never come back twice) and the audit row written. Or they reject it with a reason.
  *
  * Settlement never waits on a request: a request holds no lock on its trade. Confirming locks the trade (settlement
- * claims with SKIP LOCKED, so it passes over it) and voids it only while it is active (both guard status = 'active');
- * a trade that settled first makes the request lapse: the confirm answers 409 void_request_lapsed and nothing moves.
- * Requests of settled trades are also marked lapsed when the list is read. Scoped by D5 (out of scope = 404).
+ * claims with SKIP LOCKED, so it passes over it) and voids it only while it is active and before its expiry (both guard
+ * status = 'active'); a request whose trade reached its expiry first has lapsed: the confirm answers 409
+ * void_request_lapsed and nothing moves. Lapsing is derived when a request is read (stored 'pending', trade expired or
+ * no longer active), so reading never writes; the stored status follows, with an audit row, when a confirm, a
+ * rejection or a withdrawal meets such a request. Its requester may withdraw a waiting request. Scoped by D5 (out of
+ * scope = 404).
  */
 
 export interface VoidRequestDeps {
@@ -42,18 +45,36 @@ function scopedRequests(db: Db, actor: Actor) {
     db
       .selectFrom('trade_void_requests as vr')
       .innerJoin('trades as t', 't.id', 'vr.trade_id')
-      .innerJoin('trading_accounts as a', 'a.id', 'vr.account_id')
+      .innerJoin('trading_accounts as a', 'a.id', 't.account_id')
       .innerJoin('clients', 'clients.id', 'a.client_id'),
     actor,
   );
 }
 
-function withColumns(db: Db, actor: Actor) {
-  return scopedRequests(db, actor).select([
+type Scoped = ReturnType<typeof scopedRequests>;
+
+/** A stored pending request whose trade reached its expiry or closed (settled, voided): it has lapsed. */
+const lapsedAt = (now: Date) =>
+  sql<boolean>`(vr.status = 'pending' and (t.status <> 'active' or t.expires_at <= ${now}))`;
+
+/** The requests that are in `status` as of `now` (lapsed ones include those derived from their trade). */
+function whereStatus(query: Scoped, status: VoidRequestStatus, now: Date): Scoped {
+  if (status === 'pending') {
+    return query.where('vr.status', '=', 'pending').where('t.status', '=', 'active').where('t.expires_at', '>', now);
+  }
+  if (status === 'lapsed') return query.where((eb) => eb.or([eb('vr.status', '=', 'lapsed'), lapsedAt(now)]));
+  return query.where('vr.status', '=', status);
+}
+
+/** The moment a request lapsed: its trade's expiry, or its closing if that came first. */
+const LAPSED_AT = sql<Date>`least(t.expires_at, coalesce(t.settled_at, t.expires_at))`;
+
+function withColumns(query: Scoped, now: Date) {
+  return query.select([
     'vr.id',
-    'vr.status',
+    sql<VoidRequestStatus>`case when ${lapsedAt(now)} then 'lapsed' else vr.status end`.as('status'),
     'vr.trade_id',
-    'vr.account_id',
+    't.account_id',
     'a.client_id',
     'clients.name as client_name',
     't.asset',
@@ -68,7 +89,7 @@ function withColumns(db: Db, actor: Actor) {
     sql<string>`floor(extract(epoch from (now() - vr.requested_at)))`.as('age'),
     'vr.decided_by',
     'vr.decided_by_name',
-    'vr.decided_at',
+    sql<Date | null>`case when ${lapsedAt(now)} then ${LAPSED_AT} else vr.decided_at end`.as('decided_at'),
     'vr.reject_reason',
     'vr.ledger_entry_id',
   ]);
@@ -104,98 +125,91 @@ function toView(r: RequestRow): TradeVoidRequest {
   };
 }
 
-async function requestView(db: Db, actor: Actor, id: number): Promise<TradeVoidRequest> {
-  const row = await withColumns(db, actor).where('vr.id', '=', id).executeTakeFirst();
+async function requestView(db: Db, actor: Actor, id: number, now: Date): Promise<TradeVoidRequest> {
+  const row = await withColumns(scopedRequests(db, actor), now).where('vr.id', '=', id).executeTakeFirst();
   if (!row) throw new HttpError(404, 'void_request_not_found');
   return toView(row);
 }
 
 /**
  * POST /api/trading/admin/accounts/:accountId/void-trade {trade_id, reason} (trading.manage): records the request and
- * answers it (202). A closed trade → 409 trade_not_active; a trade whose void already waits → 409 void_request_pending.
+ * answers it (202), in the caller's transaction (the route's Idempotency-Key, D3). A closed trade → 409
+ * trade_not_active; one past its expiry (settled or not: its outcome is fixed, D1) → 409 void_trade_expired; a trade
+ * whose void already waits → 409 void_request_pending.
  */
 export async function requestVoid(
   deps: VoidRequestDeps,
+  trx: Trx,
   actor: Actor,
   accountId: number,
   input: VoidTradeRequest,
 ): Promise<TradeVoidRequest> {
   const account = await scopeClients(
-    deps.db.selectFrom('trading_accounts as a').innerJoin('clients', 'clients.id', 'a.client_id'),
+    trx.selectFrom('trading_accounts as a').innerJoin('clients', 'clients.id', 'a.client_id'),
     actor,
   )
     .select('a.id')
     .where('a.id', '=', accountId)
     .executeTakeFirst();
   if (!account) throw new HttpError(404, 'trading_account_not_found');
-  try {
-    return await deps.db.transaction().execute(async (trx) => {
-      // Read, not locked: the request must never hold up settlement. A trade that settles right after this check
-      // leaves a request that lapses.
-      const trade = await trx
-        .selectFrom('trades')
-        .select(['id', 'status', 'asset', 'amount_cents', 'expires_at'])
-        .where('id', '=', input.trade_id)
-        .where('account_id', '=', accountId)
-        .executeTakeFirst();
-      if (!trade) throw new HttpError(404, 'trade_not_found');
-      if (trade.status !== 'active') throw new HttpError(409, 'trade_not_active');
-      const pending = await trx
-        .selectFrom('trade_void_requests')
-        .select('id')
-        .where('trade_id', '=', trade.id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      if (pending) throw new HttpError(409, 'void_request_pending');
-      const row = await trx
-        .insertInto('trade_void_requests')
-        .values({
-          trade_id: trade.id,
-          account_id: accountId,
-          reason: input.reason,
-          requested_by: actor.id,
-          requested_by_name: actor.name,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const id = Number(row.id);
-      await writeAudit(trx, actor, {
-        action: 'trade.void_request',
-        entityType: 'trade',
-        entityId: Number(trade.id),
-        after: {
-          void_request_id: id,
-          status: 'pending',
-          account_id: accountId,
-          asset: trade.asset,
-          amount: centsToDollars(trade.amount_cents),
-          expires_at: iso(trade.expires_at),
-          reason: input.reason,
-        },
-      });
-      return requestView(trx, actor, id);
-    });
-  } catch (err) {
-    // Two requests for one trade at the same moment: the partial unique index lets one through.
-    if (isUniqueViolation(err)) throw new HttpError(409, 'void_request_pending');
-    throw err;
-  }
+  // Read, not locked: the request must never hold up settlement. A trade that settles right after this check
+  // leaves a request that lapses.
+  const trade = await trx
+    .selectFrom('trades')
+    .select(['id', 'status', 'asset', 'amount_cents', 'expires_at'])
+    .where('id', '=', input.trade_id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!trade) throw new HttpError(404, 'trade_not_found');
+  if (trade.status !== 'active') throw new HttpError(409, 'trade_not_active');
+  const now = deps.now();
+  if (new Date(trade.expires_at) <= now) throw new HttpError(409, 'void_trade_expired');
+  // One waiting request per trade (the partial unique index): a second one, even at the same moment, inserts
+  // nothing (the later insert waits for the first to commit) and is refused.
+  const row = await trx
+    .insertInto('trade_void_requests')
+    .values({
+      trade_id: trade.id,
+      reason: input.reason,
+      requested_by: actor.id,
+      requested_by_name: actor.name,
+    })
+    .onConflict((oc) => oc.column('trade_id').where('status', '=', 'pending').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!row) throw new HttpError(409, 'void_request_pending');
+  const id = Number(row.id);
+  await writeAudit(trx, actor, {
+    action: 'trade.void_request',
+    entityType: 'trade',
+    entityId: Number(trade.id),
+    after: {
+      void_request_id: id,
+      status: 'pending',
+      account_id: accountId,
+      asset: trade.asset,
+      amount: centsToDollars(trade.amount_cents),
+      expires_at: iso(trade.expires_at),
+      reason: input.reason,
+    },
+  });
+  return requestView(trx, actor, id, now);
 }
 
 /**
- * Marks lapsed, with an audit row each, the pending requests whose trade is no longer active (it settled) or has
- * reached its expiry: from then on its outcome is fixed by the published rule (D1), and a void confirmed after it would
- * let two people pick the losing trades to undo.
+ * Stores the lapse of one request that a confirm, a rejection or a withdrawal found lapsed (its trade expired or
+ * closed while it waited), with an audit row; `decided_at` is the moment read-time derivation shows, so the request
+ * reads the same before and after. From the expiry on, its outcome is fixed by the published rule (D1), and a void
+ * confirmed after it would let two people pick the losing trades to undo.
  */
-async function lapseSettled(trx: Trx, now: Date, where: { requestId?: number } = {}): Promise<void> {
+async function recordLapse(trx: Trx, now: Date, requestId: number): Promise<void> {
   const lapsed = await trx
     .updateTable('trade_void_requests as vr')
     .from('trades as t')
-    .set({ status: 'lapsed', decided_at: sql`now()` })
+    .set({ status: 'lapsed', decided_at: LAPSED_AT })
     .whereRef('t.id', '=', 'vr.trade_id')
-    .where('vr.status', '=', 'pending')
-    .where((eb) => eb.or([eb('t.status', '<>', 'active'), eb('t.expires_at', '<=', now)]))
-    .$if(where.requestId !== undefined, (q) => q.where('vr.id', '=', where.requestId!))
+    .where('vr.id', '=', requestId)
+    .where(lapsedAt(now))
     .returning(['vr.id', 'vr.trade_id', 't.status as trade_status'])
     .execute();
   for (const r of lapsed) {
@@ -209,27 +223,25 @@ async function lapseSettled(trx: Trx, now: Date, where: { requestId?: number } =
   }
 }
 
-/** GET /api/void-requests (finance.view): the requests of the clients in scope, of one status (pending: oldest first). */
+/**
+ * GET /api/void-requests (finance.view): the requests of the clients in scope, of one status (pending: oldest first),
+ * as of now: a request whose trade expired or closed while it waited is lapsed, derived here, nothing written.
+ */
 export async function listVoidRequests(
   deps: VoidRequestDeps,
   actor: Actor,
   query: VoidRequestsQuery,
 ): Promise<VoidRequestsResponse> {
-  await deps.db.transaction().execute((trx) => lapseSettled(trx, deps.now()));
-  let counted = scopedRequests(deps.db, actor).where('vr.status', '=', query.status);
-  let rows = withColumns(deps.db, actor).where('vr.status', '=', query.status);
-  if (query.account_id !== undefined) {
-    counted = counted.where('vr.account_id', '=', query.account_id);
-    rows = rows.where('vr.account_id', '=', query.account_id);
-  }
+  const now = deps.now();
+  let filtered = whereStatus(scopedRequests(deps.db, actor), query.status, now);
+  if (query.account_id !== undefined) filtered = filtered.where('t.account_id', '=', query.account_id);
   const order = query.status === 'pending' ? 'asc' : 'desc';
   const [{ total }, pending, items] = await Promise.all([
-    counted.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-    scopedRequests(deps.db, actor)
-      .where('vr.status', '=', 'pending')
+    filtered.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+    whereStatus(scopedRequests(deps.db, actor), 'pending', now)
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .executeTakeFirstOrThrow(),
-    rows
+    withColumns(filtered, now)
       .orderBy('vr.requested_at', order)
       .orderBy('vr.id', order)
       .limit(query.per_page)
@@ -239,12 +251,17 @@ export async function listVoidRequests(
   return { items: items.map(toView), total: Number(total), pending_count: Number(pending.n) };
 }
 
-/** The account's voids waiting for confirmation whose trade is still active (the account detail), oldest first. */
-export async function pendingVoidsOfAccount(db: Db, actor: Actor, accountId: number): Promise<TradeVoidRequest[]> {
-  const rows = await withColumns(db, actor)
-    .where('vr.account_id', '=', accountId)
-    .where('vr.status', '=', 'pending')
-    .where('t.status', '=', 'active')
+/** The account's voids waiting for confirmation (trade active, before its expiry): the account detail, oldest first. */
+export async function pendingVoidsOfAccount(
+  db: Db,
+  actor: Actor,
+  accountId: number,
+  now: Date,
+): Promise<TradeVoidRequest[]> {
+  const rows = await withColumns(
+    whereStatus(scopedRequests(db, actor), 'pending', now).where('t.account_id', '=', accountId),
+    now,
+  )
     .orderBy('vr.requested_at')
     .orderBy('vr.id')
     .execute();
@@ -265,12 +282,17 @@ function lockRequest(trx: Trx, id: number) {
 function refuseDecided(status: string): void {
   if (status === 'rejected') throw new HttpError(409, 'void_request_already_rejected');
   if (status === 'lapsed') throw new HttpError(409, 'void_request_lapsed');
+  if (status === 'withdrawn') throw new HttpError(409, 'void_request_withdrawn');
 }
 
+/** Whether the trade has reached its expiry or closed: a request of it has lapsed. */
+const tradeOver = (trade: { status: string; expires_at: Date | string }, now: Date) =>
+  trade.status !== 'active' || new Date(trade.expires_at) <= now;
+
 /**
- * POST /api/void-requests/:id/confirm (finance.approve). Its requester → 409 void_request_own; rejected or lapsed →
- * 409; confirmed → 200 with its state and no second effect; a trade that settled meanwhile → the request lapses
- * (committed) and 409 void_request_lapsed. Otherwise the trade is voided as D1 says, in this transaction.
+ * POST /api/void-requests/:id/confirm (finance.approve). Its requester → 409 void_request_own; rejected, withdrawn or
+ * lapsed → 409; confirmed → 200 with its state and no second effect; a trade that reached its expiry or settled
+ * meanwhile → the request's lapse is stored and 409 void_request_lapsed. Otherwise the trade is voided as D1 says, in this transaction.
  */
 export async function confirmVoidRequest(deps: VoidRequestDeps, actor: Actor, id: number): Promise<TradeVoidRequest> {
   const result = await deps.db.transaction().execute(async (trx) => {
@@ -286,11 +308,12 @@ export async function confirmVoidRequest(deps: VoidRequestDeps, actor: Actor, id
     if (request.requested_by !== null && request.requested_by === actor.id) {
       throw new HttpError(409, 'void_request_own');
     }
+    const now = deps.now();
     if (request.status === 'confirmed')
-      return { lapsed: false, accountId: null, view: await requestView(trx, actor, id) };
+      return { lapsed: false, accountId: null, view: await requestView(trx, actor, id, now) };
     refuseDecided(request.status);
-    if (trade.status !== 'active' || new Date(trade.expires_at) <= deps.now()) {
-      await lapseSettled(trx, deps.now(), { requestId: id });
+    if (tradeOver(trade, now)) {
+      await recordLapse(trx, now, id);
       return { lapsed: true, accountId: null, view: null };
     }
 
@@ -303,7 +326,7 @@ export async function confirmVoidRequest(deps: VoidRequestDeps, actor: Actor, id
         void_reason: request.reason,
         // The void is the requester's (their reason); the request and the audit row name who confirmed it.
         voided_by: request.requested_by,
-        settled_at: deps.now(),
+        settled_at: now,
         profit_cents: 0,
       })
       .where('id', '=', trade.id)
@@ -348,7 +371,7 @@ export async function confirmVoidRequest(deps: VoidRequestDeps, actor: Actor, id
         balance: centsToDollars(entry.balanceAfterCents),
       },
     });
-    return { lapsed: false, accountId, view: await requestView(trx, actor, id) };
+    return { lapsed: false, accountId, view: await requestView(trx, actor, id, now) };
   });
   if (result.lapsed) throw new HttpError(409, 'void_request_lapsed');
   if (deps.bus && result.accountId !== null) await publishBalanceChanged(deps.db, deps.bus, [result.accountId]);
@@ -356,8 +379,8 @@ export async function confirmVoidRequest(deps: VoidRequestDeps, actor: Actor, id
 }
 
 /**
- * POST /api/void-requests/:id/reject {reason} (finance.approve; the requester may withdraw their own this way):
- * nothing moves and the trade settles as usual. A decided request → 409; one whose trade settled meanwhile lapses.
+ * POST /api/void-requests/:id/reject {reason} (finance.approve): nothing moves and the trade settles as usual. A
+ * decided request → 409; one whose trade reached its expiry or settled meanwhile lapses (stored) → 409.
  */
 export async function rejectVoidRequest(
   deps: VoidRequestDeps,
@@ -375,8 +398,9 @@ export async function rejectVoidRequest(
       .select(['status', 'expires_at'])
       .where('id', '=', tradeId)
       .executeTakeFirstOrThrow();
-    if (trade.status !== 'active' || new Date(trade.expires_at) <= deps.now()) {
-      await lapseSettled(trx, deps.now(), { requestId: id });
+    const now = deps.now();
+    if (tradeOver(trade, now)) {
+      await recordLapse(trx, now, id);
       return null;
     }
     await trx
@@ -403,7 +427,50 @@ export async function rejectVoidRequest(
       },
       after: { status: 'rejected', reason: input.reason },
     });
-    return requestView(trx, actor, id);
+    return requestView(trx, actor, id, now);
+  });
+  if (result === null) throw new HttpError(409, 'void_request_lapsed');
+  return result;
+}
+
+/**
+ * POST /api/void-requests/:id/withdraw (trading.manage): its requester takes back a request that still waits; nothing
+ * moves and the trade settles as usual. Anyone else → 403 void_request_withdraw_not_own; a decided request → 409; one
+ * whose trade reached its expiry or settled meanwhile lapses (stored) → 409 void_request_lapsed.
+ */
+export async function withdrawVoidRequest(deps: VoidRequestDeps, actor: Actor, id: number): Promise<TradeVoidRequest> {
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const tradeId = await findInScope(trx, actor, id);
+    const request = await lockRequest(trx, id);
+    if (request.requested_by === null || request.requested_by !== actor.id) {
+      throw new HttpError(403, 'void_request_withdraw_not_own');
+    }
+    if (request.status === 'confirmed') throw new HttpError(409, 'void_request_already_confirmed');
+    refuseDecided(request.status);
+    const trade = await trx
+      .selectFrom('trades')
+      .select(['status', 'expires_at'])
+      .where('id', '=', tradeId)
+      .executeTakeFirstOrThrow();
+    const now = deps.now();
+    if (tradeOver(trade, now)) {
+      await recordLapse(trx, now, id);
+      return null;
+    }
+    await trx
+      .updateTable('trade_void_requests')
+      .set({ status: 'withdrawn', decided_by: actor.id, decided_by_name: actor.name, decided_at: sql`now()` })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    await writeAudit(trx, actor, {
+      action: 'trade.void_withdraw',
+      entityType: 'trade',
+      entityId: tradeId,
+      before: { void_request_id: id, status: 'pending', reason: request.reason },
+      after: { status: 'withdrawn' },
+    });
+    return requestView(trx, actor, id, now);
   });
   if (result === null) throw new HttpError(409, 'void_request_lapsed');
   return result;

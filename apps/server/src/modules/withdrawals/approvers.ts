@@ -135,7 +135,10 @@ export async function oneStepApprovedCents(db: Db, clientIds: readonly number[])
 /**
  * Staff who could give a first approval but not a second (finance.view without finance.approve), who see the client
  * (D5) and did not work with its money: per client. Managers see only their own clients, so the candidates are the
- * clients' assigned managers and the team leads; each is checked through the one scope helper.
+ * clients' assigned managers and the team leads. A constant number of queries for the whole page, however many
+ * requests and candidates: the candidates, then the clients each scope sees through the one scope helper, once per
+ * scope rather than per person (a team lead's scope is their department's, the same for every lead of it; a manager's
+ * is the clients assigned to them, so the managers' scopes are one query over the clients' assignments).
  */
 async function otherFirstApprovers(
   db: Db,
@@ -144,6 +147,7 @@ async function otherFirstApprovers(
   const counts = new Map<number, number>();
   if (clients.length === 0) return counts;
   const clientIds = [...new Set(clients.map((c) => c.clientId))];
+  const involvedOf = new Map(clients.map((c) => [c.clientId, c.involved]));
   const roles = (PERMISSIONS['finance.view'] as readonly StaffRole[]).filter((r) => !can(r, 'finance.approve'));
   const candidates = await db
     .selectFrom('users')
@@ -165,19 +169,54 @@ async function otherFirstApprovers(
       ]),
     )
     .execute();
+  // Candidates grouped by the scope they see: one scope helper query per group, all at once.
+  const groups = new Map<string, { actor: Actor; members: string[] }>();
   for (const user of candidates) {
-    const seen = await scopeClients(db.selectFrom('clients'), actorFromUser(user, null))
-      .select('clients.id')
-      .where('clients.id', 'in', clientIds)
-      .execute();
-    for (const { id } of seen) {
-      const clientId = Number(id);
-      const involved = clients.find((c) => c.clientId === clientId)?.involved;
-      if (involved?.has(user.id)) continue;
-      counts.set(clientId, (counts.get(clientId) ?? 0) + 1);
-    }
+    const actor = actorFromUser(user, null);
+    const key = sharedScopeKey(actor);
+    const group = groups.get(key) ?? { actor, members: [] };
+    group.members.push(user.id);
+    groups.set(key, group);
   }
+  const own = groups.get(OWN_CLIENTS)?.members ?? [];
+  groups.delete(OWN_CLIENTS);
+  const [shared, assigned] = await Promise.all([
+    Promise.all(
+      [...groups.values()].map(async ({ actor, members }) => ({
+        members,
+        seen: await scopeClients(db.selectFrom('clients'), actor)
+          .select('clients.id')
+          .where('clients.id', 'in', clientIds)
+          .execute(),
+      })),
+    ),
+    own.length
+      ? db
+          .selectFrom('clients')
+          .select(['id', 'assigned_manager'])
+          .where('id', 'in', clientIds)
+          .where('assigned_manager', 'in', own)
+          .execute()
+      : Promise.resolve([]),
+  ]);
+  const count = (clientId: number, userId: string) => {
+    if (involvedOf.get(clientId)?.has(userId)) return;
+    counts.set(clientId, (counts.get(clientId) ?? 0) + 1);
+  };
+  for (const { members, seen } of shared) {
+    for (const { id } of seen) for (const userId of members) count(Number(id), userId);
+  }
+  for (const { id, assigned_manager } of assigned) count(Number(id), assigned_manager!);
   return counts;
+}
+
+/** D5's managers see only the clients assigned to them; every other candidate's scope is shared by its role group. */
+const OWN_CLIENTS = 'own';
+function sharedScopeKey(actor: Actor): string {
+  if (actor.role === 'team_lead_sales' || actor.role === 'team_lead_retention') {
+    return `lead:${actor.role}:${actor.department ?? ''}`;
+  }
+  return OWN_CLIENTS;
 }
 
 export interface ApprovalRow {

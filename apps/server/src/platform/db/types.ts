@@ -350,12 +350,14 @@ export interface ManualCreditsTable {
   replaced_by: ColumnType<string | number | null, string | number | null | undefined, string | number | null>;
 }
 
-/** Issue 20 finding 11: a void of an active trade waiting for a second staff member (migration 0024). */
+/**
+ * Issue 20 finding 11: a void of an active trade waiting for a second staff member (migrations 0024, 0027). Its
+ * account is its trade's. A stored 'pending' whose trade expired or settled reads as lapsed (void-requests.ts).
+ */
 export interface TradeVoidRequestsTable {
   id: GeneratedBigint;
   trade_id: Bigint;
-  account_id: Bigint;
-  status: Generated<'pending' | 'confirmed' | 'rejected' | 'lapsed'>;
+  status: Generated<'pending' | 'confirmed' | 'rejected' | 'lapsed' | 'withdrawn'>;
   reason: string;
   requested_by: string | null;
   requested_by_name: string;

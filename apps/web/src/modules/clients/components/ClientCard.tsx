@@ -2,13 +2,14 @@ import { can, type Client } from '@brokerage/shared';
 import { Anchor, Button, Grid, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconChartCandle, IconEdit, IconKey, IconUserPlus } from '@tabler/icons-react';
 import { notifications } from '@mantine/notifications';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
 import { ErrorBox } from '../../ui/ErrorBox';
+import { Field } from '../../ui/Field';
 import { PageHeader } from '../../ui/PageHeader';
 import { useClient, useClientSummary } from '../api/client-card';
 import { ChangePasswordModal, RegisterUserModal } from './ClientAccountModals';
@@ -24,19 +25,6 @@ import { IdentityAlert } from './IdentityAlert';
 import { RemindersCard } from './RemindersCard';
 
 const LIST_PATH = '/crm/clients';
-
-function Field({ label, testId, children }: { label: string; testId: string; children: ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text size="sm" component="div" data-testid={testId} style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>
-        {children}
-      </Text>
-    </Stack>
-  );
-}
 
 function MainInfoCard({ client, timeZone }: { client: Client; timeZone: string }) {
   const { t } = useTranslation();
@@ -80,7 +68,7 @@ function MainInfoCard({ client, timeZone }: { client: Client; timeZone: string }
         </Field>
       </SimpleGrid>
       <Stack mt="md" gap={0}>
-        <Field label={t('clients.card.fields.notes')} testId="client-field-notes">
+        <Field label={t('clients.card.fields.notes')} testId="client-field-notes" multiline>
           {client.notes || dash}
         </Field>
       </Stack>

@@ -1,24 +1,11 @@
 import { Group, Loader, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
-import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { formatDateTime, formatMoney } from '../../../lib/format';
+import { Field } from '../../ui/Field';
 import { ClientStatusBadge } from './ClientStatusBadge';
 import { IdentityBadge } from './IdentityAlert';
 import { clientCardPath, useManagerText, type ClientsViewProps } from './ClientsTable';
-
-function Field({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div style={{ minWidth: 0, gridColumn: wide ? '1 / -1' : undefined }}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  );
-}
 
 /** §2.5 on phones: each client as a card instead of the wide table. */
 export function ClientCards({ items, loading, showManager, timeZone }: ClientsViewProps) {

@@ -24,7 +24,7 @@ export function useVoidRequests(
   });
 }
 
-/** After a confirmation or a rejection: the requests, and the accounts and trades shown anywhere, are stale. */
+/** After a confirmation, a rejection or a withdrawal: the requests, and the accounts and trades shown anywhere, are stale. */
 function useVoidsChanged() {
   const queryClient = useQueryClient();
   return () =>
@@ -50,6 +50,16 @@ export function useRejectVoid() {
   return useMutation({
     mutationFn: ({ id, reason }: { id: number; reason: string }) =>
       apiCall(tradeVoidRequestSchema, `/api/void-requests/${id}/reject`, { method: 'POST', body: { reason } }),
+    onSettled: changed,
+  });
+}
+
+/** POST /api/void-requests/:id/withdraw (its requester, while it waits): nothing moves; the trade settles as usual. */
+export function useWithdrawVoid() {
+  const changed = useVoidsChanged();
+  return useMutation({
+    mutationFn: (id: number) =>
+      apiCall(tradeVoidRequestSchema, `/api/void-requests/${id}/withdraw`, { method: 'POST' }),
     onSettled: changed,
   });
 }

@@ -1,25 +1,12 @@
 import { Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { IconEye } from '@tabler/icons-react';
-import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatCount, formatDateTime, formatMoney } from '../../../lib/format';
+import { Field } from '../../ui/Field';
 import { AccountStatusBadge } from './AccountStatusBadge';
 import { StatusActionButton, accountPath, type AccountsViewProps } from './AccountsTable';
 import { SignedMoney } from './SignedMoney';
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div style={{ minWidth: 0 }}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text size="sm" component="div" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  );
-}
 
 /** §2.16 on phones: each account as a card instead of the wide table. */
 export function AccountCards({ items, loading, timeZone, listSearch, pendingId, onStatusAction }: AccountsViewProps) {

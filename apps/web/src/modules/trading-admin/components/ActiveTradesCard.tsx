@@ -1,27 +1,15 @@
 import type { AdminTrade, LatestPrice, TradeVoidRequest } from '@brokerage/shared';
 import { ActionIcon, Badge, Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconBan, IconClock, IconRefresh } from '@tabler/icons-react';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatMoney } from '../../../lib/format';
+import { Field } from '../../ui/Field';
 import { formatPrice, inTheMoney, potentialProfit } from '../format';
 import { useIsPhone } from '../media';
 import { RemainingTime } from './RemainingTime';
 import { StaffTradeAudit, auditRowProps } from './StaffTradeAudit';
 import { TradeDirection } from './TradeDirection';
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div style={{ minWidth: 0 }}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text size="sm" component="div">
-        {children}
-      </Text>
-    </div>
-  );
-}
 
 /** The server's latest price, green when the trade is in the money and red when not. */
 function CurrentPrice({ trade, prices }: { trade: AdminTrade; prices: Map<string, LatestPrice> | undefined }) {

@@ -1,8 +1,7 @@
 import type { TradeVoidRequest } from '@brokerage/shared';
 import { Paper, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { formatMoney } from '../../../lib/format';
-import { formatAge } from '../../withdrawal-requests/components/Confirmations';
+import { formatAge, formatMoney } from '../../../lib/format';
 
 /** The account's voids waiting for a second staff member (issue 20 finding 11): who asked, why, and how long ago. */
 export function PendingVoidsNote({ requests }: { requests: readonly TradeVoidRequest[] }) {

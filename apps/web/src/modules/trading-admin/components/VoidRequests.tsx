@@ -1,25 +1,46 @@
 import { can, type TradeVoidRequest } from '@brokerage/shared';
 import { Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { formatDateTime, formatMoney } from '../../../lib/format';
+import { formatAge, formatDateTime, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
 import { DataTable } from '../../ui/DataTable';
+import { Field } from '../../ui/Field';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { TablePager } from '../../ui/TablePager';
-import { formatAge } from '../../withdrawal-requests/components/Confirmations';
 import { useVoidRequests } from '../api/void-requests';
 import { useIsPhone } from '../media';
 import { TradeDirection } from './TradeDirection';
 import { VoidRequestActionModal, type VoidTarget } from './VoidRequestActionModal';
 
-/** Confirm for finance.approve users who did not ask; Reject for every finance.approve user (the requester withdraws). */
+/**
+ * Confirm for finance.approve users who did not ask, Reject for them too; the requester's own waiting request offers
+ * Withdraw instead (trading.manage, which asking took).
+ */
 function VoidActions({ request, onAct }: { request: TradeVoidRequest; onAct: (target: VoidTarget) => void }) {
   const { t } = useTranslation();
   const user = useCurrentUser();
-  if (!can(user.role, 'finance.approve')) return <Text size="sm">{t('common.dash')}</Text>;
   const own = request.requested_by === user.id;
+  if (own && can(user.role, 'trading.manage')) {
+    return (
+      <Group gap={6} wrap="nowrap">
+        <Text size="xs" c="dimmed" data-testid="void-request-own">
+          {t('voids.own')}
+        </Text>
+        <Button
+          size="xs"
+          color="red"
+          variant="light"
+          onClick={() => onAct({ request, action: 'withdraw' })}
+          data-testid="void-request-withdraw"
+        >
+          {t('voids.withdraw')}
+        </Button>
+      </Group>
+    );
+  }
+  if (!can(user.role, 'finance.approve')) return <Text size="sm">{t('common.dash')}</Text>;
   return (
     <Group gap={6} wrap="nowrap">
       {own ? (
@@ -49,23 +70,10 @@ function VoidActions({ request, onAct }: { request: TradeVoidRequest; onAct: (ta
   );
 }
 
-function Field({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div style={{ minWidth: 0, gridColumn: wide ? '1 / -1' : undefined }}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text size="sm" component="div" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  );
-}
-
 /**
  * Issue 20 finding 11, in the 'Подтверждения' tab beside the manual credits: the voids of open trades of the clients in
  * scope that wait for a second staff member, oldest first — client, trade, stake, the requester's reason, who asked and
- * how long ago; Confirm (after a dialog) and Reject (with a reason). Cards on phones.
+ * how long ago; Confirm (after a dialog) and Reject (with a reason), or Withdraw for its requester. Cards on phones.
  */
 export function VoidRequests() {
   const { t } = useTranslation();

@@ -1,27 +1,21 @@
 import { can, type ManualCredit } from '@brokerage/shared';
-import { Button, Group, Modal, Paper, SimpleGrid, Stack, Text, Textarea } from '@mantine/core';
+import { Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import type { TFunction } from 'i18next';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { errorText } from '../../../lib/api';
-import { formatDateTime, formatMoney } from '../../../lib/format';
+import { formatAge, formatDateTime, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
 import { MOBILE_QUERY } from '../../layout/media';
+import { ConfirmModal } from '../../ui/ConfirmModal';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { TablePager } from '../../ui/TablePager';
 import { DataTable } from '../../ui/DataTable';
+import { Field } from '../../ui/Field';
 import { useCancelCredit, useConfirmCredit, useManualCredits } from '../api/manual-credits';
-
-/** How long a credit has waited: '5 мин', '3 ч', '2 дн.' (the largest whole unit). */
-export function formatAge(seconds: number, t: TFunction): string {
-  if (seconds < 60) return t('credits.age.justNow');
-  if (seconds < 3600) return t('credits.age.minutes', { count: Math.floor(seconds / 60) });
-  if (seconds < 86_400) return t('credits.age.hours', { count: Math.floor(seconds / 3600) });
-  return t('credits.age.days', { count: Math.floor(seconds / 86_400) });
-}
 
 /** What the credit is: a balance change ('add' / 'set' as asked), a deposit's crediting, or an edit's difference. */
 export function creditKindText(credit: ManualCredit, t: TFunction): string {
@@ -67,31 +61,14 @@ function CreditActions({ credit, onAct }: { credit: ManualCredit; onAct: (target
   );
 }
 
-function Field({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div style={{ minWidth: 0, gridColumn: wide ? '1 / -1' : undefined }}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text size="sm" component="div" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  );
-}
-
 /** The confirmation before posting the money, and the cancellation with its required reason. */
 function CreditActionModal({ target, onClose }: { target: Target; onClose: () => void }) {
   const { t } = useTranslation();
   const confirm = useConfirmCredit();
   const cancel = useCancelCredit();
-  const [reason, setReason] = useState('');
-  const [reasonError, setReasonError] = useState<string | null>(null);
   const action = target?.action ?? 'confirm';
   const credit = target?.credit;
   const close = () => {
-    setReason('');
-    setReasonError(null);
     confirm.reset();
     cancel.reset();
     onClose();
@@ -107,7 +84,7 @@ function CreditActionModal({ target, onClose }: { target: Target; onClose: () =>
     notifications.show({ color: 'red', message: errorText(error, t('credits.error')) });
     close();
   };
-  const submit = () => {
+  const submit = (reason: string) => {
     if (!credit) return;
     if (action === 'confirm') {
       // The amount shown in the dialog goes with the confirmation: the server posts exactly it, or refuses.
@@ -117,70 +94,30 @@ function CreditActionModal({ target, onClose }: { target: Target; onClose: () =>
       );
       return;
     }
-    if (!reason.trim()) {
-      setReasonError(t('validation.required'));
-      return;
-    }
     cancel.mutate(
-      { id: credit.id, reason: reason.trim() },
+      { id: credit.id, reason },
       { onSuccess: () => done(t('credits.cancelled', params), 'orange'), onError: failed },
     );
   };
   return (
-    <Modal
+    <ConfirmModal
       opened={target !== null}
       onClose={close}
       title={t(action === 'confirm' ? 'credits.confirmTitle' : 'credits.cancelTitle')}
-      centered
-    >
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-        noValidate
-      >
-        <Stack data-testid="credit-dialog">
-          <Text>{t(action === 'confirm' ? 'credits.confirmText' : 'credits.cancelText', params)}</Text>
-          {credit?.reason ? (
-            <Text size="sm" c="dimmed">
-              {t('credits.reasonLine', { reason: credit.reason })}
-            </Text>
-          ) : null}
-          {action === 'cancel' ? (
-            <Textarea
-              label={t('credits.cancelReason')}
-              required
-              value={reason}
-              maxLength={500}
-              autosize
-              minRows={2}
-              error={reasonError}
-              data-autofocus
-              onChange={(event) => {
-                setReason(event.currentTarget.value);
-                setReasonError(null);
-              }}
-              data-testid="credit-cancel-reason"
-            />
-          ) : null}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              {t('common.cancel')}
-            </Button>
-            <Button
-              type="submit"
-              color={action === 'confirm' ? 'green' : 'red'}
-              loading={confirm.isPending || cancel.isPending}
-              data-autofocus={action === 'confirm' ? true : undefined}
-              data-testid="credit-dialog-submit"
-            >
-              {t(action === 'confirm' ? 'credits.confirm' : 'credits.cancelSubmit')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+      text={t(action === 'confirm' ? 'credits.confirmText' : 'credits.cancelText', params)}
+      detail={credit?.reason ? t('credits.reasonLine', { reason: credit.reason }) : null}
+      confirmLabel={t(action === 'confirm' ? 'credits.confirm' : 'credits.cancelSubmit')}
+      color={action === 'confirm' ? 'green' : 'red'}
+      reason={
+        action === 'cancel'
+          ? { label: t('credits.cancelReason'), required: true, testId: 'credit-cancel-reason' }
+          : undefined
+      }
+      loading={confirm.isPending || cancel.isPending}
+      onConfirm={submit}
+      testId="credit-dialog"
+      confirmTestId="credit-dialog-submit"
+    />
   );
 }
 

@@ -1,10 +1,9 @@
 import type { StaffWithdrawRequest } from '@brokerage/shared';
-import { Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
 import { formatMoney } from '../../../lib/format';
+import { ConfirmModal } from '../../ui/ConfirmModal';
 import { useProcessWithdrawal } from '../api/withdrawal-requests';
 
 export type WithdrawalAction = 'approve' | 'reject';
@@ -21,22 +20,19 @@ export function ProcessWithdrawalModal({
   onClose: () => void;
 }) {
   const { t } = useTranslation('clientBase');
-  const { t: tr } = useTranslation();
   const process = useProcessWithdrawal();
-  const [reason, setReason] = useState('');
   const action = target?.action ?? 'approve';
   const request = target?.request;
 
   const close = () => {
-    setReason('');
     process.reset();
     onClose();
   };
 
-  const confirm = () => {
+  const confirm = (reason: string) => {
     if (!request) return;
     process.mutate(
-      { id: request.id, action, reason: reason.trim() || undefined },
+      { id: request.id, action, reason: reason || undefined },
       {
         onSuccess: (answer) => {
           // Four-eyes (D20): a first approval leaves the request waiting for a second person.
@@ -79,40 +75,20 @@ export function ProcessWithdrawalModal({
           : 'withdrawals.approveText';
 
   return (
-    <Modal
+    <ConfirmModal
       opened={target !== null}
       onClose={close}
       title={t(action === 'approve' ? 'withdrawals.approveTitle' : 'withdrawals.rejectTitle')}
-      centered
-    >
-      <Stack data-testid="withdrawal-confirm">
-        <Text>{t(textKey, params)}</Text>
-        {action === 'reject' ? (
-          <Textarea
-            label={t('withdrawals.rejectReason')}
-            value={reason}
-            maxLength={500}
-            autosize
-            minRows={2}
-            onChange={(event) => setReason(event.currentTarget.value)}
-            data-testid="withdrawal-reject-reason"
-          />
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={close}>
-            {tr('common.cancel')}
-          </Button>
-          <Button
-            color={action === 'approve' ? 'green' : 'red'}
-            loading={process.isPending}
-            onClick={confirm}
-            data-autofocus
-            data-testid="withdrawal-confirm-button"
-          >
-            {t(action === 'approve' ? 'withdrawals.approve' : 'withdrawals.reject')}
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+      text={t(textKey, params)}
+      confirmLabel={t(action === 'approve' ? 'withdrawals.approve' : 'withdrawals.reject')}
+      color={action === 'approve' ? 'green' : 'red'}
+      reason={
+        action === 'reject' ? { label: t('withdrawals.rejectReason'), testId: 'withdrawal-reject-reason' } : undefined
+      }
+      loading={process.isPending}
+      onConfirm={confirm}
+      testId="withdrawal-confirm"
+      confirmTestId="withdrawal-confirm-button"
+    />
   );
 }

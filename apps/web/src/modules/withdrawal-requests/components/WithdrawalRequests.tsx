@@ -11,7 +11,7 @@ import {
   IconSearch,
   IconUsers,
 } from '@tabler/icons-react';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { formatDateTime, formatMoney } from '../../../lib/format';
@@ -23,6 +23,7 @@ import { PageHeader } from '../../ui/PageHeader';
 import { SummaryCards } from '../../ui/SummaryCards';
 import { TablePager } from '../../ui/TablePager';
 import { DataTable } from '../../ui/DataTable';
+import { Field } from '../../ui/Field';
 import {
   EMPTY_WITHDRAWAL_FILTERS,
   uniqueById,
@@ -170,17 +171,6 @@ function StatusWithReason({ request }: { request: StaffWithdrawRequest }) {
         </Text>
       ) : null}
     </>
-  );
-}
-
-function Field({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div style={{ minWidth: 0, gridColumn: wide ? '1 / -1' : undefined }}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <div style={{ overflowWrap: 'anywhere' }}>{children}</div>
-    </div>
   );
 }
 

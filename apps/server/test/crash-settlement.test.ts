@@ -5,9 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postEntry, reconcile } from '../src/modules/ledger/service.js';
+import { reconcile } from '../src/modules/ledger/service.js';
 import { freshDatabase } from './helpers.js';
-import { startServerProcess, until, type ServerProcess } from './server-process.js';
+import {
+  fundUserAccount,
+  startServerProcess,
+  until,
+  untilNoActiveTrade,
+  type ServerProcess,
+} from './server-process.js';
 
 /**
  * Proof by crash (issue 13 item 8). Real server processes (`node --import tsx apps/server/src/main.ts`, as in
@@ -84,20 +90,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('settlement survives SIGKILL of th
     });
     expect(reg.status).toBe(201);
     const { access_token: token, user } = (await reg.json()) as { access_token: string; user: { id: string } };
-    const account = await database.db
-      .selectFrom('trading_accounts')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .executeTakeFirstOrThrow();
-    await database.db.transaction().execute((trx) =>
-      postEntry(trx, {
-        accountId: Number(account.id),
-        kind: 'deposit',
-        amountCents: 100_000_000,
-        reference: `test:${randomUUID()}`,
-        actor: null,
-      }),
-    );
+    await fundUserAccount(database.db, user.id, 100_000_000);
 
     // Trades keep coming through whichever processes are up, two at a time.
     const acknowledged = new Set<number>();
@@ -173,18 +166,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('settlement survives SIGKILL of th
     expect(stored).toHaveLength(ids.length);
 
     // Every trade settles (the surviving processes finish what the dead ones left), each exactly once.
-    await until(
-      'every short trade settled',
-      async () => {
-        const { n } = await database.db
-          .selectFrom('trades')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('status', '=', 'active')
-          .executeTakeFirstOrThrow();
-        return Number(n) === 0;
-      },
-      30_000,
-    );
+    await untilNoActiveTrade(database.db, 'every short trade settled');
     const settles = await sql<{ id: string; status: string; n: string; kinds: string | null }>`
       select t.id::text as id, t.status, count(e.id)::text as n, string_agg(e.kind, ',') as kinds
       from trades t left join ledger_entries e on e.reference = 'trade:' || t.id || ':settle'

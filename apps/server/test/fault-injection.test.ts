@@ -7,7 +7,13 @@ import { runCli } from '../src/cli.js';
 import { openDb, type DbHandle } from '../src/platform/db/index.js';
 import { resumingSocket, type ResumingSocket } from './live-helpers.js';
 import { createPgCluster, pgBinDir, type PgCluster } from './pg-cluster.js';
-import { feedLeaseHolder, startServerProcess, until, type ServerProcess } from './server-process.js';
+import {
+  feedLeaseHolder,
+  startServerProcess,
+  until,
+  untilNoActiveTrade,
+  type ServerProcess,
+} from './server-process.js';
 
 /**
  * Issue 21 §8: the faults of the issue, one after another, on two server processes over a PostgreSQL cluster of this
@@ -438,18 +444,7 @@ describe.runIf(PG_BIN)('faults injected under keyed load on two processes (issue
     });
 
     // ---------------------------------------------------------------- every trade settled once, by the rule
-    await until(
-      'every trade settled',
-      async () => {
-        const { n } = await database.db
-          .selectFrom('trades')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('status', '=', 'active')
-          .executeTakeFirstOrThrow();
-        return Number(n) === 0;
-      },
-      30_000,
-    );
+    await untilNoActiveTrade(database.db, 'every trade settled');
     const judged = await sql<{
       id: string;
       direction: TradeDirection;

@@ -2,10 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postEntry, reconcile } from '../src/modules/ledger/service.js';
+import { reconcile } from '../src/modules/ledger/service.js';
 import { freshDatabase } from './helpers.js';
 import { connectLive } from './live-helpers.js';
-import { startServerProcess, until, type ServerProcess } from './server-process.js';
+import { fundUserAccount, startServerProcess, until, type ServerProcess } from './server-process.js';
 
 /**
  * Issue 21 §2–§4 (decisions.md D22): two real server processes over one PostgreSQL, the price-feed leader stalled
@@ -60,20 +60,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the price-feed leader stalled or 
     expect(reg.status).toBe(201);
     const body = (await reg.json()) as { access_token: string; user: { id: string } };
     token = body.access_token;
-    const account = await database.db
-      .selectFrom('trading_accounts')
-      .select('id')
-      .where('user_id', '=', body.user.id)
-      .executeTakeFirstOrThrow();
-    await database.db.transaction().execute((trx) =>
-      postEntry(trx, {
-        accountId: Number(account.id),
-        kind: 'deposit',
-        amountCents: 100_000_000,
-        reference: `test:${randomUUID()}`,
-        actor: null,
-      }),
-    );
+    await fundUserAccount(database.db, body.user.id, 100_000_000);
   }, 180_000);
   afterAll(async () => {
     for (const p of procs) {

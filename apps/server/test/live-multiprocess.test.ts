@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postEntry, reconcile } from '../src/modules/ledger/service.js';
+import { reconcile } from '../src/modules/ledger/service.js';
 import { freshDatabase } from './helpers.js';
 import { connectLive } from './live-helpers.js';
-import { startServerProcess, until, type ServerProcess } from './server-process.js';
+import { fundUserAccount, startServerProcess, until, type ServerProcess } from './server-process.js';
 
 /**
  * Several real server processes over one PostgreSQL (design.md §3, decisions.md D2, D3, D11): `node --import tsx
@@ -93,23 +93,6 @@ describe.runIf(process.env.TEST_DATABASE_URL)('several server processes over Pos
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function fundUser(userId: string, cents: number) {
-    const account = await database.db
-      .selectFrom('trading_accounts')
-      .select('id')
-      .where('user_id', '=', userId)
-      .executeTakeFirstOrThrow();
-    await database.db.transaction().execute((trx) =>
-      postEntry(trx, {
-        accountId: Number(account.id),
-        kind: 'deposit',
-        amountCents: cents,
-        reference: `test:${randomUUID()}`,
-        actor: null,
-      }),
-    );
-  }
-
   /** Every trade of the ids is settled, each with exactly one settle entry; the ledger reconciles. */
   async function expectSettledOnce(ids: number[]) {
     await until('every trade settled', async () => {
@@ -148,7 +131,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('several server processes over Pos
     expect(logMessages(follower).some((m) => m.startsWith('price feed started'))).toBe(false);
 
     const client = await registerClient(follower.url);
-    await fundUser(client.userId, 1_000_000);
+    await fundUserAccount(database.db, client.userId, 1_000_000);
 
     // A socket on the follower, which runs no feed: every tick it gets was produced by the leader.
     const socket = await connectLive(`${follower.ws}?token=${client.token}`);
@@ -232,7 +215,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('several server processes over Pos
     const first = await startProcess(env);
     procs.push(first);
     const client = await registerClient(first.url);
-    await fundUser(client.userId, 1_000_000);
+    await fundUserAccount(database.db, client.userId, 1_000_000);
     await until('a price', async () => (await place(first.url, client.token, randomUUID(), 300)).status === 201);
 
     // Trades keep coming, four at a time, while earlier ones fall due; the process is killed mid-stream.

@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postEntry, reconcile } from '../src/modules/ledger/service.js';
+import { reconcile } from '../src/modules/ledger/service.js';
 import { freshDatabase } from './helpers.js';
 import { resumingSocket, type ResumingSocket } from './live-helpers.js';
 import { startNginx, type Nginx } from './nginx.js';
-import { feedLeaseHolder, startServerProcess, until, type ServerProcess } from './server-process.js';
+import { feedLeaseHolder, fundUserAccount, startServerProcess, until, type ServerProcess } from './server-process.js';
 
 /**
  * Issue 21 §8: two server processes over one PostgreSQL behind nginx, started with the example configuration the
@@ -70,20 +70,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two server processes behind nginx
       });
       expect(res.status, await res.clone().text()).toBe(201);
       const body = await json<{ access_token: string; user: { id: string } }>(res);
-      const account = await database.db
-        .selectFrom('trading_accounts')
-        .select('id')
-        .where('user_id', '=', body.user.id)
-        .executeTakeFirstOrThrow();
-      await database.db.transaction().execute((trx) =>
-        postEntry(trx, {
-          accountId: Number(account.id),
-          kind: 'deposit',
-          amountCents: 10_000_000,
-          reference: `test:${randomUUID()}`,
-          actor: null,
-        }),
-      );
+      await fundUserAccount(database.db, body.user.id, 10_000_000);
       clients.push({ token: body.access_token, socket: resumingSocket(`${nginx!.ws}?token=${body.access_token}`) });
     }
 

@@ -5,7 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { postEntry } from '../src/modules/ledger/service.js';
 import { LEASES } from '../src/platform/bus/leader.js';
 import type { Db } from '../src/platform/db/index.js';
 
@@ -149,4 +151,39 @@ export async function feedLeaseHolder<P extends ServerProcess>(db: Db, procs: re
   if (!row) return undefined;
   const pid = Number(row.holder.split(':')[1]);
   return procs.find((p) => p.child.pid === pid && p.child.exitCode === null && p.child.signalCode === null);
+}
+
+/** The trading account of a user (registered through a process), funded straight through the ledger; its id. */
+export async function fundUserAccount(db: Db, userId: string, cents: number): Promise<number> {
+  const account = await db
+    .selectFrom('trading_accounts')
+    .select('id')
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  await db.transaction().execute((trx) =>
+    postEntry(trx, {
+      accountId: Number(account.id),
+      kind: 'deposit',
+      amountCents: cents,
+      reference: `test:${randomUUID()}`,
+      actor: null,
+    }),
+  );
+  return Number(account.id);
+}
+
+/** Waits until no trade is active: the processes that are up have settled every one. */
+export async function untilNoActiveTrade(db: Db, what: string, timeoutMs = 30_000): Promise<void> {
+  await until(
+    what,
+    async () => {
+      const { n } = await db
+        .selectFrom('trades')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('status', '=', 'active')
+        .executeTakeFirstOrThrow();
+      return Number(n) === 0;
+    },
+    timeoutMs,
+  );
 }

@@ -388,49 +388,15 @@ export async function rejectVoidRequest(
   id: number,
   input: RejectVoidRequest,
 ): Promise<TradeVoidRequest> {
-  const result = await deps.db.transaction().execute(async (trx) => {
-    const tradeId = await findInScope(trx, actor, id);
-    const request = await lockRequest(trx, id);
-    if (request.status === 'confirmed') throw new HttpError(409, 'void_request_already_confirmed');
-    refuseDecided(request.status);
-    const trade = await trx
-      .selectFrom('trades')
-      .select(['status', 'expires_at'])
-      .where('id', '=', tradeId)
-      .executeTakeFirstOrThrow();
-    const now = deps.now();
-    if (tradeOver(trade, now)) {
-      await recordLapse(trx, now, id);
-      return null;
-    }
-    await trx
-      .updateTable('trade_void_requests')
-      .set({
-        status: 'rejected',
-        decided_by: actor.id,
-        decided_by_name: actor.name,
-        decided_at: sql`now()`,
-        reject_reason: input.reason,
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow();
-    await writeAudit(trx, actor, {
+  return closePending(deps, actor, id, {
+    status: 'rejected',
+    set: { reject_reason: input.reason },
+    audit: (request) => ({
       action: 'trade.void_reject',
-      entityType: 'trade',
-      entityId: tradeId,
-      before: {
-        void_request_id: id,
-        status: 'pending',
-        requested_by: request.requested_by_name,
-        reason: request.reason,
-      },
+      before: { requested_by: request.requested_by_name, reason: request.reason },
       after: { status: 'rejected', reason: input.reason },
-    });
-    return requestView(trx, actor, id, now);
+    }),
   });
-  if (result === null) throw new HttpError(409, 'void_request_lapsed');
-  return result;
 }
 
 /**
@@ -439,10 +405,41 @@ export async function rejectVoidRequest(
  * whose trade reached its expiry or settled meanwhile lapses (stored) → 409 void_request_lapsed.
  */
 export async function withdrawVoidRequest(deps: VoidRequestDeps, actor: Actor, id: number): Promise<TradeVoidRequest> {
+  return closePending(deps, actor, id, {
+    status: 'withdrawn',
+    ownOnly: true,
+    audit: (request) => ({
+      action: 'trade.void_withdraw',
+      before: { reason: request.reason },
+      after: { status: 'withdrawn' },
+    }),
+  });
+}
+
+/**
+ * A waiting request closed without moving anything (rejected by an approver, withdrawn by its requester), under the
+ * request's lock, in the caller's scope. A decided request → 409; one whose trade reached its expiry or settled
+ * meanwhile lapses (stored) → 409 void_request_lapsed. `ownOnly`: only its requester may (else 403).
+ */
+async function closePending(
+  deps: VoidRequestDeps,
+  actor: Actor,
+  id: number,
+  close: {
+    status: 'rejected' | 'withdrawn';
+    ownOnly?: boolean;
+    set?: { reject_reason: string };
+    audit: (request: Awaited<ReturnType<typeof lockRequest>>) => {
+      action: 'trade.void_reject' | 'trade.void_withdraw';
+      before: Record<string, unknown>;
+      after: Record<string, unknown>;
+    };
+  },
+): Promise<TradeVoidRequest> {
   const result = await deps.db.transaction().execute(async (trx) => {
     const tradeId = await findInScope(trx, actor, id);
     const request = await lockRequest(trx, id);
-    if (request.requested_by === null || request.requested_by !== actor.id) {
+    if (close.ownOnly && (request.requested_by === null || request.requested_by !== actor.id)) {
       throw new HttpError(403, 'void_request_withdraw_not_own');
     }
     if (request.status === 'confirmed') throw new HttpError(409, 'void_request_already_confirmed');
@@ -459,16 +456,23 @@ export async function withdrawVoidRequest(deps: VoidRequestDeps, actor: Actor, i
     }
     await trx
       .updateTable('trade_void_requests')
-      .set({ status: 'withdrawn', decided_by: actor.id, decided_by_name: actor.name, decided_at: sql`now()` })
+      .set({
+        status: close.status,
+        decided_by: actor.id,
+        decided_by_name: actor.name,
+        decided_at: sql`now()`,
+        ...close.set,
+      })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .executeTakeFirstOrThrow();
+    const audit = close.audit(request);
     await writeAudit(trx, actor, {
-      action: 'trade.void_withdraw',
+      action: audit.action,
       entityType: 'trade',
       entityId: tradeId,
-      before: { void_request_id: id, status: 'pending', reason: request.reason },
-      after: { status: 'withdrawn' },
+      before: { void_request_id: id, status: 'pending', ...audit.before },
+      after: audit.after,
     });
     return requestView(trx, actor, id, now);
   });

@@ -140,6 +140,8 @@ describe.each(dbKinds())('placing a trade on %s', (kind) => {
   });
 
   it("opens at the server's price and the account's payout, whatever the client sends", async () => {
+    // Its own stake, so that it passes alone too (not only after the test that funds the account).
+    await fund(app.t, client.accountId, 1_000);
     app.clock.set(T0 + 1000);
     await settings({ payout_percentage: 70 });
     const res = await place({ ...ok, asset: 'BTCUSD', amount: 10, strike_price: 1, expected_payout: 9999 });

@@ -570,6 +570,8 @@ describe.each(dbKinds())('withdrawal requests on %s', (kind) => {
   });
 
   it('approves a pending request once: the hold becomes final, who and when are recorded and audited', async () => {
+    // Its own money, so that it passes alone too (not only after the test that funds Alice).
+    await fund(t, alice.accountId, 3_000);
     const req = (await file(alice, body({ amount: 30 }))).json();
     const held = await balanceCents(t, alice.accountId);
     const res = await call('PUT', `/api/withdraw-requests/${req.id}/approve`, retentionManager.token);

@@ -97,13 +97,9 @@ export interface ContentRow {
   ip: string | null;
 }
 
-/**
- * The hash of a row since the chain is keyed: HMAC-SHA256 under the chain key of the row's place, the hash of the row
- * before it and its content. The database holds no key, so it cannot make one (its audit_log_canonical hashes only
- * the rows of before the switch).
- */
-export function keyedRowHash(key: Buffer, seq: string, prevHash: string, r: ContentRow): string {
-  const content = JSON.stringify([
+/** A row's content in the fixed order both hashes cover it (the keyed one and migration 0018's). */
+function contentItems(r: ContentRow): (string | null)[] {
+  return [
     r.id,
     r.at_utc,
     r.actor_id,
@@ -115,7 +111,16 @@ export function keyedRowHash(key: Buffer, seq: string, prevHash: string, r: Cont
     r.before_text,
     r.after_text,
     r.ip,
-  ]);
+  ];
+}
+
+/**
+ * The hash of a row since the chain is keyed: HMAC-SHA256 under the chain key of the row's place, the hash of the row
+ * before it and its content. The database holds no key, so it cannot make one (its audit_log_canonical hashes only
+ * the rows of before the switch).
+ */
+export function keyedRowHash(key: Buffer, seq: string, prevHash: string, r: ContentRow): string {
+  const content = JSON.stringify(contentItems(r));
   return createHmac('sha256', key)
     .update(`brokerage-audit-chain-v2\n${seq}\n${prevHash}\n${content}`, 'utf8')
     .digest('hex');
@@ -149,21 +154,7 @@ export async function keyedRowsAfter(db: Db): Promise<number | null> {
  * them (built-in casts and pg_catalog.to_char, as the function has them).
  */
 export function legacyCanonical(seq: string, prevHash: string | null, r: ContentRow): string {
-  const items = [
-    seq,
-    prevHash ?? '',
-    r.id,
-    r.at_utc,
-    r.actor_id,
-    r.actor_name,
-    r.actor_role,
-    r.action,
-    r.entity_type,
-    r.entity_id,
-    r.before_text,
-    r.after_text,
-    r.ip,
-  ];
+  const items = [seq, prevHash ?? '', ...contentItems(r)];
   return `[${items.map((v) => (v === null ? 'null' : JSON.stringify(v))).join(', ')}]`;
 }
 

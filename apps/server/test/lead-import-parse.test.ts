@@ -4,8 +4,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { csvParseHook, csvParseHookPresent } from '../src/modules/imports/parse/csv.js';
 import { Upload, type UploadFileStream } from '../src/modules/imports/parse/upload.js';
 import { Turns, xlsRecords } from '../src/modules/imports/parse/xls.js';
-import { WordedError } from '../src/platform/http/error-handler.js';
 import { workbook } from './xlsx-files.js';
+import { HttpError } from '../src/platform/http/errors.js';
+import { errorMessage } from '../src/platform/http/messages.js';
 import { detectDelimiter, matchHeader } from '../src/modules/imports/parse/headers.js';
 import { cellText, LeadCollector, MAX_IMPORT_ROWS, type SheetRow } from '../src/modules/imports/parse/rows.js';
 import { kindByName, sniff } from '../src/modules/imports/parse/index.js';
@@ -215,7 +216,8 @@ async function xlsxRefusal(sheetRows: string): Promise<{ status: number; code: s
   try {
     for await (const _ of xlsxRecords(uploadOf('wide.xlsx', file), 200));
   } catch (err) {
-    if (err instanceof WordedError) return { status: err.statusCode, code: err.code, en: err.texts.en };
+    if (err instanceof HttpError)
+      return { status: err.statusCode, code: err.code, en: errorMessage(err.code, 'en', err.params) };
     throw err;
   }
   throw new Error('read without a refusal');
@@ -280,7 +282,7 @@ describe('the CSV reader and the csv-parse internal it relies on', () => {
     });
     try {
       const csv = await import('../src/modules/imports/parse/csv.js');
-      const { WordedError: Worded } = await import('../src/platform/http/error-handler.js');
+      const { HttpError: FreshHttpError } = await import('../src/platform/http/errors.js');
       const { Upload: FreshUpload } = await import('../src/modules/imports/parse/upload.js');
       expect(csv.csvParseHookPresent()).toBe(false);
       const logged: unknown[] = [];
@@ -295,7 +297,7 @@ describe('the CSV reader and the csv-parse internal it relies on', () => {
       const refusal = await (async () => {
         for await (const _ of csv.csvRecords(upload, { error: (...args: unknown[]) => void logged.push(args) }));
       })().catch((err: unknown) => err);
-      expect(refusal).toBeInstanceOf(Worded);
+      expect(refusal).toBeInstanceOf(FreshHttpError);
       expect(refusal).toMatchObject({ statusCode: 503, code: 'upload_csv_unavailable' });
       expect(logged).toEqual([[{ csvParse: csv.CSV_PARSE_HOOK }, expect.stringContaining('csv-parse lacks the hook')]]);
     } finally {
@@ -312,7 +314,7 @@ describe('the legacy XLS reader', () => {
     let secondStarted = false;
     const second = turns.take().then((end) => ((secondStarted = true), end));
     const third = await turns.take().catch((err: unknown) => err);
-    expect(third).toBeInstanceOf(WordedError);
+    expect(third).toBeInstanceOf(HttpError);
     expect(third).toMatchObject({ statusCode: 503, code: 'upload_xls_busy', retryAfterSeconds: 30 });
     await new Promise((resolve) => setImmediate(resolve));
     expect(secondStarted).toBe(false);

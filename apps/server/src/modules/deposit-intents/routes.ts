@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { IntentRateLimited, createDepositIntent, listClientDepositIntents } from './service.js';
+import { createDepositIntent, listClientDepositIntents } from './service.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 429: errorSchema };
 
@@ -29,13 +29,8 @@ export const depositIntentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; now?: (
       },
     },
     async (request, reply) => {
-      try {
-        const intent = await createDepositIntent(deps, request.auth!.user.id, request.body);
-        return reply.status(201).send(intent);
-      } catch (err) {
-        if (err instanceof IntentRateLimited) reply.header('retry-after', String(err.retryAfterSeconds));
-        throw err;
-      }
+      const intent = await createDepositIntent(deps, request.auth!.user.id, request.body);
+      return reply.status(201).send(intent);
     },
   );
 

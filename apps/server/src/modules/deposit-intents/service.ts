@@ -47,12 +47,8 @@ function toIntent(r: Row): DepositIntent {
   };
 }
 
-/** Thrown with the seconds to wait when the client made DEPOSIT_INTENTS_PER_HOUR intents within the last hour. */
-export class IntentRateLimited extends HttpError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, 'rate_limited');
-  }
-}
+/** The refusal, with the seconds to wait, when the client made DEPOSIT_INTENTS_PER_HOUR intents in the last hour. */
+const intentRateLimited = (retryAfterSeconds: number) => new HttpError(429, 'rate_limited', {}, retryAfterSeconds);
 
 export async function createDepositIntent(
   deps: DepositIntentDeps,
@@ -92,7 +88,7 @@ export async function createDepositIntent(
       .executeTakeFirstOrThrow();
     if (Number(recent.n) >= DEPOSIT_INTENTS_PER_HOUR) {
       const oldest = new Date(recent.oldest!).getTime();
-      throw new IntentRateLimited(Math.max(1, Math.ceil((oldest + HOUR_MS - now.getTime()) / 1000)));
+      throw intentRateLimited(Math.max(1, Math.ceil((oldest + HOUR_MS - now.getTime()) / 1000)));
     }
 
     const row = await trx

@@ -11,7 +11,7 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import type { AppDeps } from '../../platform/deps.js';
 import { HttpError } from '../../platform/http/errors.js';
-import type { Trx } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 import { LeadCollector, readLeads, Upload } from './parse/index.js';
 import type { UploadFileStream } from './parse/upload.js';
 import type { InvalidRow, LeadCells, RowReason } from './parse/rows.js';

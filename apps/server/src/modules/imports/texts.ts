@@ -1,5 +1,4 @@
 import type { Lang } from '@brokerage/shared';
-import { WordedError } from '../../platform/http/error-handler.js';
 import { FIELD_LABEL } from './parse/headers.js';
 import type { RowReason } from './parse/rows.js';
 
@@ -34,53 +33,4 @@ export function resultMessage(lang: Lang, created: number, total: number): strin
   return lang === 'ru'
     ? `Файл обработан: создано клиентов — ${created} из ${total}`
     : `File processed: ${created} of ${total} clients created`;
-}
-
-/**
- * The refusals of the file checks added after issue 20 (their codes are the import's own; messages.ts holds the
- * earlier ones). Params are filled in as in messages.ts.
- */
-const FILE_ERRORS = {
-  upload_cell_out_of_order: {
-    ru: 'Строка {row} листа: ячейка в столбце {column} стоит не правее предыдущей ({previous}). Файл поврежден или записан не программой электронных таблиц: откройте его в Excel и сохраните заново',
-    en: 'Sheet row {row}: the cell in column {column} is not to the right of the one before it ({previous}). The file is damaged or was not written by a spreadsheet program: open it in Excel and save it again',
-  },
-  upload_row_too_wide: {
-    ru: 'Строка {row} листа: больше {max} ячеек (столько столбцов у листа Excel)',
-    en: 'Sheet row {row}: more than {max} cells (the columns of an Excel sheet)',
-  },
-  upload_xls_too_slow: {
-    ru: 'Книгу «{name}» не удалось прочитать за {seconds} с: сохраните ее как .xlsx или CSV UTF-8 и загрузите снова',
-    en: 'The workbook "{name}" could not be read within {seconds} s: save it as .xlsx or CSV UTF-8 and upload it again',
-  },
-  upload_xls_too_big: {
-    ru: 'Книге «{name}» нужно больше {mb} МБ памяти, чем отведено на чтение .xls: сохраните ее как .xlsx или CSV UTF-8 и загрузите снова',
-    en: 'The workbook "{name}" needs more than the {mb} MB of memory set aside for reading .xls: save it as .xlsx or CSV UTF-8 and upload it again',
-  },
-  upload_xls_busy: {
-    ru: 'Сейчас читаются другие книги .xls: повторите через {seconds} с (или загрузите файл как .xlsx или CSV)',
-    en: 'Other .xls workbooks are being read: try again in {seconds} s (or upload the file as .xlsx or CSV)',
-  },
-  upload_csv_unavailable: {
-    ru: 'Загрузка CSV временно недоступна: сервер запущен с несовместимой версией библиотеки чтения CSV. Загрузите файл как .xlsx или сообщите администратору',
-    en: 'CSV upload is unavailable: the server runs an incompatible version of its CSV reader. Upload the file as .xlsx, or tell the administrator',
-  },
-} as const satisfies Record<string, Record<Lang, string>>;
-
-export type FileErrorCode = keyof typeof FILE_ERRORS;
-
-/** A refusal of a file check, in both languages, for the error handler to answer in the caller's. */
-export function fileError(
-  status: number,
-  code: FileErrorCode,
-  params: Record<string, string | number> = {},
-  retryAfterSeconds?: number,
-): WordedError {
-  const fill = (text: string) => Object.entries(params).reduce((t, [k, v]) => t.replaceAll(`{${k}}`, String(v)), text);
-  return new WordedError(
-    status,
-    code,
-    { ru: fill(FILE_ERRORS[code].ru), en: fill(FILE_ERRORS[code].en) },
-    retryAfterSeconds,
-  );
 }

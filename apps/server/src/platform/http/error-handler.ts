@@ -1,4 +1,4 @@
-import { validationMessage, type Lang } from '@brokerage/shared';
+import { validationMessage } from '@brokerage/shared';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable, isTransactionConflict } from '../db/errors.js';
@@ -10,29 +10,12 @@ function send(reply: FastifyReply, request: FastifyRequest, status: number, code
   return reply.status(status).send({ detail: errorMessage(code, lang, params), code });
 }
 
-/**
- * A refusal worded by the module that refuses, its texts kept with the module (the lead import's file checks, in
- * imports/texts.ts), for codes the shared table of messages.ts does not hold. Its 503s carry Retry-After.
- */
-export class WordedError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    readonly texts: Record<Lang, string>,
-    readonly retryAfterSeconds = RETRY_AFTER_SECONDS,
-  ) {
-    super(code);
-  }
-}
-
 /** One error handler for the whole API: every refusal is {"detail": "...", "code": "..."}; a 5xx leaks nothing. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof HttpError) return send(reply, request, error.statusCode, error.code, error.params);
-    if (error instanceof WordedError) {
-      if (error.statusCode === 503) reply.header('retry-after', String(error.retryAfterSeconds));
-      const detail = error.texts[langOf(request.headers['accept-language'])];
-      return reply.status(error.statusCode).send({ detail, code: error.code });
+    if (error instanceof HttpError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+      return send(reply, request, error.statusCode, error.code, error.params);
     }
 
     if (hasZodFastifySchemaValidationErrors(error)) {

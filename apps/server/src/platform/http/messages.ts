@@ -305,6 +305,31 @@ export const ERROR_MESSAGES = {
     ru: 'Выберите файл CSV или Excel (.csv, .xlsx, .xls): «{name}» не подходит',
     en: 'Please select a CSV or Excel file (.csv, .xlsx, .xls): "{name}" is not one',
   },
+  // The lead import's checks of a file's inside (cells in order, row width) and of reading .xls in a child process.
+  upload_cell_out_of_order: {
+    ru: 'Строка {row} листа: ячейка в столбце {column} стоит не правее предыдущей ({previous}). Файл поврежден или записан не программой электронных таблиц: откройте его в Excel и сохраните заново',
+    en: 'Sheet row {row}: the cell in column {column} is not to the right of the one before it ({previous}). The file is damaged or was not written by a spreadsheet program: open it in Excel and save it again',
+  },
+  upload_row_too_wide: {
+    ru: 'Строка {row} листа: больше {max} ячеек (столько столбцов у листа Excel)',
+    en: 'Sheet row {row}: more than {max} cells (the columns of an Excel sheet)',
+  },
+  upload_xls_too_slow: {
+    ru: 'Книгу «{name}» не удалось прочитать за {seconds} с: сохраните ее как .xlsx или CSV UTF-8 и загрузите снова',
+    en: 'The workbook "{name}" could not be read within {seconds} s: save it as .xlsx or CSV UTF-8 and upload it again',
+  },
+  upload_xls_too_big: {
+    ru: 'Книге «{name}» нужно больше {mb} МБ памяти, чем отведено на чтение .xls: сохраните ее как .xlsx или CSV UTF-8 и загрузите снова',
+    en: 'The workbook "{name}" needs more than the {mb} MB of memory set aside for reading .xls: save it as .xlsx or CSV UTF-8 and upload it again',
+  },
+  upload_xls_busy: {
+    ru: 'Сейчас читаются другие книги .xls: повторите через {seconds} с (или загрузите файл как .xlsx или CSV)',
+    en: 'Other .xls workbooks are being read: try again in {seconds} s (or upload the file as .xlsx or CSV)',
+  },
+  upload_csv_unavailable: {
+    ru: 'Загрузка CSV временно недоступна: сервер запущен с несовместимой версией библиотеки чтения CSV. Загрузите файл как .xlsx или сообщите администратору',
+    en: 'CSV upload is unavailable: the server runs an incompatible version of its CSV reader. Upload the file as .xlsx, or tell the administrator',
+  },
   upload_too_large: { ru: 'Файл больше {max} МБ', en: 'The file is larger than {max} MB' },
   upload_empty_file: { ru: 'Файл «{name}» пустой', en: 'The file "{name}" is empty' },
   upload_wrong_content: {

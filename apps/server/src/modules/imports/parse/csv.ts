@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { parse, CsvError } from 'csv-parse';
 import type { FastifyBaseLogger } from 'fastify';
 import { HttpError } from '../../../platform/http/errors.js';
-import { fileError } from '../texts.js';
 import { detectDelimiter } from './headers.js';
 import type { SheetRow } from './rows.js';
 import type { Upload } from './upload.js';
@@ -90,7 +89,7 @@ export async function* csvRecords(upload: Upload, log: Pick<FastifyBaseLogger, '
   if (!api) {
     parser.destroy();
     log.error({ csvParse: CSV_PARSE_HOOK }, 'csv-parse lacks the hook the CSV import relies on: CSV uploads refused');
-    throw fileError(503, 'upload_csv_unavailable');
+    throw new HttpError(503, 'upload_csv_unavailable');
   }
   const onRecord = api.__onRecord;
   api.__onRecord = function (this: CsvParseApi, push: unknown) {

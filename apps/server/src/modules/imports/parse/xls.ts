@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import type { FastifyBaseLogger } from 'fastify';
 import { HttpError } from '../../../platform/http/errors.js';
-import { fileError } from '../texts.js';
 import { CELL_RAW_MAX, MAX_IMPORT_ROWS, type SheetRow } from './rows.js';
 import type { Upload } from './upload.js';
 
@@ -107,7 +106,7 @@ export class Turns {
     if (this.running < this.size) this.running += 1;
     else {
       if (this.waiting.length >= this.maxWaiting)
-        throw fileError(503, 'upload_xls_busy', { seconds: XLS_BUSY_RETRY_SECONDS }, XLS_BUSY_RETRY_SECONDS);
+        throw new HttpError(503, 'upload_xls_busy', { seconds: XLS_BUSY_RETRY_SECONDS }, XLS_BUSY_RETRY_SECONDS);
       // The turn passes straight from the one that ends to this one (`running` is not lowered in between).
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
@@ -172,12 +171,12 @@ export async function* xlsRecords(
       'XLS reader gave no rows',
     );
     if (failure.outcome === 'timeout')
-      throw fileError(422, 'upload_xls_too_slow', {
+      throw new HttpError(422, 'upload_xls_too_slow', {
         name: upload.name,
         seconds: Math.round(bounds.timeoutMs / 100) / 10,
       });
     if (failure.outcome === 'out_of_memory')
-      throw fileError(422, 'upload_xls_too_big', { name: upload.name, mb: bounds.heapMb });
+      throw new HttpError(422, 'upload_xls_too_big', { name: upload.name, mb: bounds.heapMb });
     throw new HttpError(400, 'upload_not_xls', { name: upload.name });
   } finally {
     endTurn();

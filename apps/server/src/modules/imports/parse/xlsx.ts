@@ -1,6 +1,4 @@
-import { WordedError } from '../../../platform/http/error-handler.js';
 import { HttpError } from '../../../platform/http/errors.js';
-import { fileError } from '../texts.js';
 import { CELL_RAW_MAX, cellText, type SheetRow } from './rows.js';
 import type { Upload } from './upload.js';
 import { attribute, XmlError, XmlScanner, type XmlHandler } from './xml.js';
@@ -41,7 +39,7 @@ export async function* xlsxRecords(upload: Upload, maxUnpackedMb: number): Async
     for await (const rows of scanChunks(file, parts.sheet, budget, sheet)) yield* rows;
   } catch (err) {
     // A 400 of the cap or the row checks stands; a ZipError, XmlError or zlib's error is a broken workbook.
-    if (err instanceof HttpError || err instanceof WordedError) throw err;
+    if (err instanceof HttpError) throw err;
     throw new HttpError(400, 'upload_not_xlsx', { name: upload.name });
   }
 }
@@ -258,9 +256,9 @@ class SheetReader implements XmlHandler {
         const column = ref === undefined ? this.nextColumn : columnOf(ref);
         if (column < 1) throw new XmlError('a cell reference without a column');
         if (column > MAX_ROW_CELLS)
-          throw fileError(400, 'upload_row_too_wide', { row: this.row.row, max: MAX_ROW_CELLS });
+          throw new HttpError(400, 'upload_row_too_wide', { row: this.row.row, max: MAX_ROW_CELLS });
         if (column <= this.lastColumn) {
-          throw fileError(400, 'upload_cell_out_of_order', {
+          throw new HttpError(400, 'upload_cell_out_of_order', {
             row: this.row.row,
             column: columnName(column),
             previous: columnName(this.lastColumn),

@@ -49,6 +49,7 @@ const STATUS_TEXT: Record<string, string> = {
   '404': 'Not found (or outside the caller’s scope)',
   '409': 'Conflict',
   '413': 'Too large',
+  '415': 'Unsupported media type: send the body as the operation says (JSON, or multipart for a file)',
   '422': 'Unprocessable',
   '429': 'Too many requests: wait the Retry-After seconds',
   '503':
@@ -94,6 +95,18 @@ function dropUntypedNullable(node: unknown): void {
 }
 
 /**
+ * A nullable enum must list null among its values, or a strict validator refuses the null the API answers (OpenAPI
+ * 3.0.3 clarified `nullable` this way; Ajv checks `enum` on its own).
+ */
+function nullInNullableEnums(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(nullInNullableEnums);
+  const schema = node as Json;
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null);
+  Object.values(schema).forEach(nullInNullableEnums);
+}
+
+/**
  * Completes each operation from the route registry, so that the document passes `redocly lint` (recommended rules)
  * and code generators get real names: an operationId, the security the route really takes (none for public routes,
  * the affiliate token for the external API), a 429 on every operation (the global rate limit answers it anywhere),
@@ -106,6 +119,7 @@ const transform: SwaggerTransform = (input) => {
   const method = [input.route.method].flat()[0]!;
   const access = (API_ROUTES as Record<string, RouteAccess>)[`${method} ${input.url}`];
   dropUntypedNullable(schema);
+  nullInNullableEnums(schema);
 
   schema.operationId ??= operationIdOf(method, input.url);
   if (access === 'public') schema.security = [];
@@ -115,6 +129,8 @@ const transform: SwaggerTransform = (input) => {
   response['429'] = { ...((response['429'] as Json | undefined) ?? ERROR_BODY), headers: RETRY_AFTER };
   // Issue 21: any route answers 503 with Retry-After when its database is lost or slow, or past its time bound.
   response['503'] ??= { ...ERROR_BODY, headers: RETRY_AFTER };
+  // A body the JSON parser (or the multipart upload) does not take is refused 415 before the handler runs.
+  if (schema.body || schema.consumes) response['415'] ??= ERROR_BODY;
   for (const [code, body] of Object.entries(response)) {
     const external = access === 'affiliate_token' ? EXTERNAL_ERRORS[code] : undefined;
     if (external) response[code] = { ...(body as Json), example: external.example };
@@ -123,16 +139,19 @@ const transform: SwaggerTransform = (input) => {
   }
   const produces = ((schema.produces as string[] | undefined) ?? []).filter((type) => !type.includes('json'));
   if (produces.length > 0) {
-    // A download: the file is the 2xx; the refusals stay JSON.
+    // A download: the file is the 2xx, in its own media types as binary (a client must not parse it as JSON); the
+    // refusals stay JSON.
+    const file = (text: unknown) => ({
+      'x-response-description': text ?? 'The file',
+      content: Object.fromEntries(produces.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+    });
     for (const [code, body] of Object.entries(response)) {
-      const { headers, 'x-response-description': text, ...json } = body as Json;
-      response[code] = { 'x-response-description': text, headers, content: { 'application/json': { schema: json } } };
+      const { headers, 'x-response-description': text, description, ...json } = body as Json;
+      response[code] = code.startsWith('2')
+        ? file(description ?? text)
+        : { 'x-response-description': text, headers, content: { 'application/json': { schema: json } } };
     }
-    if (!Object.keys(response).some((code) => code.startsWith('2')))
-      response['200'] = {
-        'x-response-description': 'The file',
-        content: Object.fromEntries(produces.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
-      };
+    if (!Object.keys(response).some((code) => code.startsWith('2'))) response['200'] = file(undefined);
   }
   schema.response = response;
   return { schema: schema as typeof out.schema, url: out.url };

@@ -1,7 +1,7 @@
 import { LEAD_IMPORT_REJECTED_KEPT } from '@brokerage/shared';
 import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { csvParseHook, csvParseHookPresent } from '../src/modules/imports/parse/csv.js';
+import { csvParseHook, csvParseHookPresent, detectCsvEncoding } from '../src/modules/imports/parse/csv.js';
 import { Upload, type UploadFileStream } from '../src/modules/imports/parse/upload.js';
 import { Turns, xlsRecords } from '../src/modules/imports/parse/xls.js';
 import { workbook } from './xlsx-files.js';
@@ -343,5 +343,33 @@ describe('the legacy XLS reader', () => {
       [{ xls: expect.objectContaining({ outcome: 'timeout', bytes: file.length }) }, 'XLS reader gave no rows'],
     ]);
     expect(JSON.stringify(logged)).not.toMatch(/Secret|secret/);
+  });
+});
+
+describe('the encoding of a CSV file', () => {
+  // 'Иван;Ёж;№ 5 «да»' in Windows-1251, written out byte by byte.
+  const russian1251 = Buffer.from([
+    0xc8, 0xe2, 0xe0, 0xed, 0x3b, 0xa8, 0xe6, 0x3b, 0xb9, 0x20, 0x35, 0x20, 0xab, 0xe4, 0xe0, 0xbb, 0x0a,
+  ]);
+
+  it('reads byte order marks, UTF-16 without one, valid UTF-8 and Windows-1251 text', () => {
+    expect(detectCsvEncoding(Buffer.from('\ufeffa;b\n', 'utf8'), true)).toBe('utf-8');
+    expect(detectCsvEncoding(Buffer.from('Иван;Ёж\n', 'utf8'), true)).toBe('utf-8');
+    expect(detectCsvEncoding(Buffer.from('ascii,only\n'), true)).toBe('utf-8');
+    expect(detectCsvEncoding(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\tb\n', 'utf16le')]), true)).toBe(
+      'utf-16le',
+    );
+    expect(detectCsvEncoding(Buffer.from('name,email\nАня,a@b.c\n', 'utf16le'), true)).toBe('utf-16le');
+    expect(detectCsvEncoding(Buffer.from('name,email\n', 'utf16le').swap16(), true)).toBe('utf-16be');
+    expect(detectCsvEncoding(russian1251, true)).toBe('windows-1251');
+    expect(new TextDecoder('windows-1251').decode(russian1251)).toBe('Иван;Ёж;№ 5 «да»\n');
+  });
+
+  it('does not mistake a UTF-8 character cut at the end of the first bytes, and decides nothing for other bytes', () => {
+    const cut = Buffer.from('Иван', 'utf8').subarray(0, 3); // 'И' and half of 'в'
+    expect(detectCsvEncoding(cut, false)).toBe('utf-8');
+    // As the whole file it is not UTF-8, nor Windows-1251 (0x98 is no character there): undecided.
+    expect(detectCsvEncoding(cut, true)).toBeNull();
+    expect(detectCsvEncoding(Buffer.from([0x41, 0x80, 0x81, 0x8a, 0x9d]), true)).toBeNull();
   });
 });

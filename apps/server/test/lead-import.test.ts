@@ -1,4 +1,10 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { promisify } from 'node:util';
 import * as XLSX from '@e965/xlsx';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
@@ -7,6 +13,15 @@ import { XLS_BOUNDS } from '../src/modules/imports/parse/xls.js';
 import type { UploadClientsResult } from '@brokerage/shared';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { workbook } from './xlsx-files.js';
+
+const run = promisify(execFile);
+const SOFFICE = '/usr/bin/soffice';
+/** LibreOffice writes the Windows-1251 CSV of one test; without it that test is skipped, unless REQUIRE_OFFICE=1. */
+const OFFICE = existsSync(SOFFICE);
+if (!OFFICE && process.env.REQUIRE_OFFICE === '1')
+  throw new Error(`REQUIRE_OFFICE=1 but ${SOFFICE} is missing: apt-get install libreoffice-calc-nogui`);
+if (!OFFICE) console.warn(`${SOFFICE} is missing: the Windows-1251 CSV import test is skipped`);
+const itWithOffice = OFFICE ? it : it.skip;
 
 /** A multipart/form-data body with one file, as a browser's FormData sends it. */
 async function multipart(
@@ -185,6 +200,62 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
     expect(await importedLeads()).toEqual(fromXlsx);
   });
 
+  itWithOffice(
+    'a Windows-1251 semicolon CSV saved by LibreOffice, and UTF-16 text as Excel saves it, import with Cyrillic intact',
+    async () => {
+      const header = ['ФИО', 'Почта', 'Телефон', 'Страна'];
+      const rows = [
+        ['Ёлкин Пётр', 'yolkin@example.ru', '+79161112233', 'Россия'],
+        ['Іван Ґудзь «Ваня»', 'gudz@example.ua', '+380501112233', 'Україна'],
+      ];
+      const dir = await mkdtemp(path.join(tmpdir(), 'cp1251-'));
+      try {
+        await writeFile(path.join(dir, 'leads.xlsx'), await toXlsx([header, ...rows]));
+        // LibreOffice's CSV filter: semicolon (59), double quotes (34), Windows-1251 (its encoding 34), from row 1.
+        await run(
+          SOFFICE,
+          ['--headless', '--convert-to', 'csv:Text - txt - csv (StarCalc):59,34,34,1', '--outdir', dir, 'leads.xlsx'],
+          { cwd: dir, env: { ...process.env, HOME: dir }, timeout: 120_000 },
+        );
+        const cp1251 = await readFile(path.join(dir, 'leads.csv'));
+        expect(cp1251.includes(Buffer.from('Ёлкин', 'utf8'))).toBe(false); // really not UTF-8
+        expect(cp1251.includes(0xa8)).toBe(true); // Ё in Windows-1251
+        const res = await upload('клиенты.csv', cp1251);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json()).toMatchObject({ total_processed: 2, clients_created: 2 });
+        expect(await importedLeads()).toMatchObject([
+          { name: 'Ёлкин Пётр', email: 'yolkin@example.ru', country: 'Россия' },
+          { name: 'Іван Ґудзь «Ваня»', email: 'gudz@example.ua', country: 'Україна' },
+        ]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+
+      // Excel's 'Unicode text': UTF-16 LE with a byte order mark, tab-separated; and UTF-16 BE without one.
+      const more = [['Сауле Ахметова', 'saule@example.kz', '+77011112233', 'Казахстан']];
+      const tsv = toCsv([header, ...more], '\t', '\r\n');
+      const le = await upload(
+        'unicode.txt.csv',
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(tsv, 'utf16le')]),
+      );
+      expect(le.statusCode, le.body).toBe(200);
+      expect(le.json()).toMatchObject({ clients_created: 1 });
+      const be = Buffer.from(
+        toCsv([header, ['Ерлан Абенов', 'erlan@example.kz', '+77021112233', 'Казахстан']]),
+        'utf16le',
+      );
+      be.swap16();
+      const bigEndian = await upload('be.csv', be);
+      expect(bigEndian.statusCode, bigEndian.body).toBe(200);
+      expect((await importedLeads()).map((l) => l.name)).toEqual([
+        'Ёлкин Пётр',
+        'Іван Ґудзь «Ваня»',
+        'Сауле Ахметова',
+        'Ерлан Абенов',
+      ]);
+    },
+  );
+
   it('a semicolon CSV with a BOM and Russian headers, as Excel in a Russian locale saves it, imports', async () => {
     const header = ['ФИО', 'Почта', 'Телефон', 'Страна', 'Источник'];
     const rows = [
@@ -322,9 +393,12 @@ describe.each(dbKinds())('lead file import on %s', (kind) => {
     expect(nulCsv.statusCode).toBe(400);
     expect(nulCsv.json().detail).toBe('Файл «nul.csv» содержит двоичные данные, а не текст CSV');
 
-    const latin1 = await upload('cp1251.csv', Buffer.from([0x46, 0x49, 0x4f, 0x0a, 0xc8, 0xe2, 0xe0, 0xed, 0x0a]));
-    expect(latin1.statusCode).toBe(400);
-    expect(latin1.json().detail).toContain('UTF-8');
+    // Bytes above 0x7f that are neither UTF-8 nor the letters of Windows-1251 text: the encoding cannot be decided.
+    const unknown = await upload('cp437.csv', Buffer.from([0x46, 0x49, 0x4f, 0x0a, 0x80, 0x81, 0x8a, 0x9d, 0x0a]));
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().detail).toBe(
+      'Не удалось определить кодировку файла «cp437.csv» (читаются UTF-8, UTF-16 и Windows-1251): сохраните его как «CSV UTF-8»',
+    );
 
     const garbageXls = await upload('old.xls', Buffer.alloc(4000, 0x20));
     expect(garbageXls.statusCode).toBe(400);

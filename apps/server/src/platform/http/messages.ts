@@ -349,8 +349,8 @@ export const ERROR_MESSAGES = {
     en: 'The file "{name}" holds binary data, not CSV text',
   },
   upload_csv_encoding: {
-    ru: 'Файл «{name}» не в кодировке UTF-8: сохраните его как «CSV UTF-8»',
-    en: 'The file "{name}" is not UTF-8 text: save it as "CSV UTF-8"',
+    ru: 'Не удалось определить кодировку файла «{name}» (читаются UTF-8, UTF-16 и Windows-1251): сохраните его как «CSV UTF-8»',
+    en: 'The encoding of the file "{name}" could not be decided (UTF-8, UTF-16 and Windows-1251 are read): save it as "CSV UTF-8"',
   },
   upload_csv_malformed: {
     ru: 'Ошибка CSV в строке {line}: {reason}',

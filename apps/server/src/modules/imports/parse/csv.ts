@@ -42,14 +42,88 @@ export function csvParseHookPresent(): boolean {
 /** The most bytes handed to the parser at a time (smaller writes cost more per row than they save). */
 const WRITE_SLICE = 64 * 1024;
 
+/** The encodings a CSV upload is read in: what Excel and LibreOffice save CSV as, in Russian and other locales. */
+export type CsvEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1251';
+
+/** How much of a file is looked at, at most, to decide its encoding (a file of plain ASCII is UTF-8 anyway). */
+const SNIFF_MAX = 1024 * 1024;
+
 /**
- * The records of a CSV upload, streamed: UTF-8 with or without a BOM (anything else, or binary data, is a 400 with
- * what is wrong), the separator — comma, semicolon or tab — detected from the header line, quoted fields with
- * separators, quotes and line breaks (csv-parse). `row` is the record's number in the file (1 = the header), as a
- * spreadsheet numbers the rows; blank lines count as rows, so the numbers match.
+ * Bytes above 0x7f that Windows-1251 text holds: the Cyrillic letters (0xC0–0xFF, Ё 0xA8, ё 0xB8), the Ukrainian and
+ * Belarusian ones (Ґ ґ Є є І і Ї ї Ў ў), №, «», dashes, curly quotes, the ellipsis and the no-break space.
+ */
+const CP1251_TEXT = new Set([
+  0xa8, 0xb8, 0xa5, 0xb4, 0xaa, 0xba, 0xb2, 0xb3, 0xaf, 0xbf, 0xa1, 0xa2, 0xb9, 0xab, 0xbb, 0x96, 0x97, 0x91, 0x92,
+  0x93, 0x94, 0x84, 0x85, 0xa0,
+]);
+
+/**
+ * The encoding of a CSV file from its first bytes, or null when it cannot be decided: a byte order mark (UTF-8,
+ * UTF-16 LE/BE); UTF-16 without one (every other byte zero, as ASCII text in UTF-16 is); valid UTF-8; else
+ * Windows-1251 when nearly all its bytes above 0x7f are Cyrillic letters or the punctuation of Russian text (the CSV
+ * a Russian Excel saves). `complete` says the bytes are the whole file (else a character cut at the end is no fault).
+ */
+export function detectCsvEncoding(bytes: Uint8Array, complete: boolean): CsvEncoding | null {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  const pairs = Math.floor(Math.min(bytes.length, 4096) / 2);
+  if (pairs >= 2) {
+    let evenZeros = 0;
+    let oddZeros = 0;
+    for (let i = 0; i < pairs * 2; i += 2) {
+      if (bytes[i] === 0) evenZeros += 1;
+      if (bytes[i + 1] === 0) oddZeros += 1;
+    }
+    if (oddZeros >= pairs * 0.4 && evenZeros <= pairs * 0.05) return 'utf-16le';
+    if (evenZeros >= pairs * 0.4 && oddZeros <= pairs * 0.05) return 'utf-16be';
+  }
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete });
+    return 'utf-8';
+  } catch {
+    // not UTF-8: perhaps Windows-1251
+  }
+  let high = 0;
+  let text = 0;
+  for (const byte of bytes) {
+    if (byte < 0x80) continue;
+    high += 1;
+    if (byte >= 0xc0 || CP1251_TEXT.has(byte)) text += 1;
+  }
+  return high > 0 && text >= high * 0.95 ? 'windows-1251' : null;
+}
+
+/**
+ * The records of a CSV upload, streamed: in UTF-8 (with or without a BOM), UTF-16 or Windows-1251, decided from the
+ * first bytes (anything else, or binary data, is a 400 with what is wrong); the separator — comma, semicolon or
+ * tab — detected from the header line; quoted fields with separators, quotes and line breaks (csv-parse). `row` is
+ * the record's number in the file (1 = the header), as a spreadsheet numbers the rows; blank lines count as rows, so
+ * the numbers match.
  */
 export async function* csvRecords(upload: Upload, log: Pick<FastifyBaseLogger, 'error'>): AsyncGenerator<SheetRow> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const chunks = upload.chunks();
+  // The first bytes, up to the first one above 0x7f (or a zero) or SNIFF_MAX, decide the encoding: a file whose
+  // beginning is plain ASCII is read as UTF-8 until something says otherwise.
+  const first: Buffer[] = [];
+  let sniffed = 0;
+  let ended = false;
+  while (sniffed < SNIFF_MAX) {
+    const step = await chunks.next();
+    if (step.done) {
+      ended = true;
+      break;
+    }
+    first.push(step.value);
+    sniffed += step.value.length;
+    if (step.value.some((byte) => byte >= 0x80 || byte === 0)) break;
+  }
+  const start = Buffer.concat(first);
+  const encoding = detectCsvEncoding(start.subarray(0, SNIFF_MAX), ended);
+  if (encoding === null) {
+    throw new HttpError(400, start.includes(0) ? 'upload_csv_binary' : 'upload_csv_encoding', { name: upload.name });
+  }
+  const decoder = new TextDecoder(encoding, { fatal: true });
   const decode = (chunk: Buffer, end = false): string => {
     let text: string;
     try {
@@ -61,12 +135,14 @@ export async function* csvRecords(upload: Upload, log: Pick<FastifyBaseLogger, '
     return text;
   };
 
-  const chunks = upload.chunks();
   // Read up to the end of the header line (or 64 KB) to choose the separator.
-  let head = '';
-  while (!head.includes('\n') && head.length < HEADER_LINE_MAX) {
+  let head = decode(start);
+  while (!ended && !head.includes('\n') && head.length < HEADER_LINE_MAX) {
     const step = await chunks.next();
-    if (step.done) break;
+    if (step.done) {
+      ended = true;
+      break;
+    }
     head += decode(step.value);
   }
   const delimiter = detectDelimiter(head.split(/\r?\n/, 1)[0] ?? '');
@@ -110,7 +186,7 @@ export async function* csvRecords(upload: Upload, log: Pick<FastifyBaseLogger, '
   const feeding = (async () => {
     try {
       await write(head);
-      for (;;) {
+      while (!ended) {
         const step = await chunks.next();
         if (stop.signal.aborted) return;
         if (step.done) break;

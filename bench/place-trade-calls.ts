@@ -4,7 +4,8 @@
  * funding of a bench account through the ledger.
  */
 import { MAX_PRICE_AGE_MS } from '@brokerage/shared';
-import { postEntry, tradeStakeStatement } from '../apps/server/src/modules/ledger/service.js';
+import { postEntry } from '../apps/server/src/modules/ledger/service.js';
+import { tradeStakeStatement } from '../apps/server/src/modules/trading/stake.js';
 import type { Db } from '../apps/server/src/platform/db/index.js';
 
 /** The i-th call's body: alternating call and put, $1–$50, 5 s on EURUSD. */

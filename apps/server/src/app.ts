@@ -57,7 +57,7 @@ import { clientAccountRoutes } from './modules/client-account/routes.js';
 import { affiliateRoutes } from './modules/affiliates/routes.js';
 import { integrationRoutes } from './modules/integration/routes.js';
 import { PostbackWorker } from './modules/postbacks/jobs.js';
-import { cardVaultFromConfig } from './platform/crypto/card-vault.js';
+import { vaultFromConfig } from './platform/crypto/vault.js';
 import { affiliateTokenRoutes } from './modules/affiliate-tokens/routes.js';
 import { externalApiRoutes } from './modules/external-api/routes.js';
 import { importRoutes } from './modules/imports/routes.js';
@@ -94,7 +94,8 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
     logger: loggerOptions(config.LOG_LEVEL),
     trustProxy: config.trustProxy,
     bodyLimit: 256 * 1024,
-    exposeHeadRoutes: false,
+    // HEAD on every GET route (a load balancer's or a monitor's probe), under the GET's access (platform/auth/guard.ts).
+    exposeHeadRoutes: true,
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -114,6 +115,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
     },
     version: VERSION,
     bus,
+    vault: vaultFromConfig(config),
   };
 
   registerErrorHandler(app);
@@ -195,7 +197,7 @@ export async function buildApp({ config, database, bus: givenBus }: BuildAppOpti
   await app.register(integrationRoutes, { deps });
   const postbackWorker = new PostbackWorker({
     db: deps.db,
-    vault: cardVaultFromConfig(config),
+    vault: deps.vault,
     rules: { allowPrivate: config.ALLOW_PRIVATE_WEBHOOKS },
     log: app.log,
     databaseUrl,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNING_SECRET_PURPOSE } from '../src/modules/postbacks/jobs.js';
-import { CardVault } from '../src/platform/crypto/card-vault.js';
+import { SecretsVault } from '../src/platform/crypto/vault.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 
 const KEY = randomBytes(32).toString('base64');
@@ -38,7 +38,7 @@ describe.each(dbKinds())('affiliates on %s', (kind) => {
   let beta: number;
   let gone: number;
   const leads: Record<string, number> = {};
-  const vault = new CardVault({ key: KEY, dataDir: '/nonexistent' });
+  const vault = new SecretsVault({ key: KEY, dataDir: '/nonexistent' });
 
   const affiliate = async (name: string, extra: { status?: 'active' | 'paused'; deleted?: boolean } = {}) =>
     Number(

@@ -3,7 +3,7 @@ import { CLIENT_STATUSES, normalisePhone, settleTrade } from '@brokerage/shared'
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../src/modules/ledger/service.js';
-import { CardVault } from '../src/platform/crypto/card-vault.js';
+import { SecretsVault } from '../src/platform/crypto/vault.js';
 import { DEMO_LEAD_COUNT } from '../src/seed/demo-leads.js';
 import { DEMO_CROWD_SIZE, demoAccounts, seedDemoData } from '../src/seed/demo.js';
 import { computeRiskFigure } from '../src/modules/site-content/risk.js';
@@ -33,7 +33,7 @@ describe.each(dbKinds())('the demo traders on %s', (kind) => {
       WITHDRAWAL_SECOND_APPROVAL: '1000',
       MANUAL_CREDIT_SECOND_APPROVAL: '1000',
     });
-    await seedDemoData(t.db, new CardVault({ key: cardKey, dataDir: '/nonexistent' }), {
+    await seedDemoData(t.db, new SecretsVault({ key: cardKey, dataDir: '/nonexistent' }), {
       durations: [300, 900, 1800, 3600, 14400],
       now,
     });

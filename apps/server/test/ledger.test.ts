@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runIdempotent } from '../src/modules/ledger/idempotency.js';
+import { runIdempotent } from '../src/platform/http/idempotency.js';
 import { postEntry, reconcile } from '../src/modules/ledger/service.js';
 import { HttpError } from '../src/platform/http/errors.js';
 import { createTestApp, dbKinds, runAdminCommand, type TestApp } from './helpers.js';

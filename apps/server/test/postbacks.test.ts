@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostbackWorker, RETRY_WINDOW_MS } from '../src/modules/postbacks/jobs.js';
 import { enqueuePostback } from '../src/modules/postbacks/outbox.js';
-import { CardVault } from '../src/platform/crypto/card-vault.js';
+import { SecretsVault } from '../src/platform/crypto/vault.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { WebhookReceiver, type Received } from './webhook-receiver.js';
 
@@ -31,7 +31,7 @@ describe.each(dbKinds())('postbacks on %s', (kind) => {
   let t: TestApp;
   let staff: string;
   const receiver = new WebhookReceiver();
-  const vault = new CardVault({ key: KEY, dataDir: '/nonexistent' });
+  const vault = new SecretsVault({ key: KEY, dataDir: '/nonexistent' });
 
   const affiliate = async (name: string) =>
     Number(

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { CardVault, cardVaultFromConfig, loadOrCreateKeyFile } from '../src/platform/crypto/card-vault.js';
+import { SecretsVault, vaultFromConfig, loadOrCreateKeyFile } from '../src/platform/crypto/vault.js';
 import { monthIn } from '../src/modules/withdrawals/service.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { fund, registerClient } from './trading-helpers.js';
@@ -29,42 +29,42 @@ describe('the card vault', () => {
   };
 
   it('encrypts with a fresh IV each time and decrypts with the configured key', () => {
-    const vault = new CardVault({ key: randomBytes(32).toString('base64'), dataDir: dir() });
-    const a = vault.encrypt(VISA);
-    const b = vault.encrypt(VISA);
+    const vault = new SecretsVault({ key: randomBytes(32).toString('base64'), dataDir: dir() });
+    const a = vault.encryptCard(VISA);
+    const b = vault.encryptCard(VISA);
     expect(a).toMatch(/^v1:[A-Za-z0-9+/]+=*$/);
     expect(a).not.toBe(b);
     expect(a).not.toContain(VISA);
     expect(Buffer.from(a.slice(3), 'base64').toString('latin1')).not.toContain(VISA);
-    expect(vault.decrypt(a)).toBe(VISA);
-    expect(vault.decrypt(b)).toBe(VISA);
+    expect(vault.decryptCard(a)).toBe(VISA);
+    expect(vault.decryptCard(b)).toBe(VISA);
   });
 
   it('refuses a ciphertext that was altered, made with another key, or is not one', () => {
-    const vault = new CardVault({ key: randomBytes(32).toString('base64'), dataDir: dir() });
-    const blob = vault.encrypt(VISA);
+    const vault = new SecretsVault({ key: randomBytes(32).toString('base64'), dataDir: dir() });
+    const blob = vault.encryptCard(VISA);
     const raw = Buffer.from(blob.slice(3), 'base64');
     raw[raw.length - 1] = raw[raw.length - 1]! ^ 1;
-    expect(() => vault.decrypt(`v1:${raw.toString('base64')}`)).toThrow();
-    const other = new CardVault({ key: randomBytes(32).toString('base64'), dataDir: dir() });
-    expect(() => other.decrypt(blob)).toThrow();
-    expect(() => vault.decrypt(VISA)).toThrow(/format/);
-    expect(() => vault.decrypt('v1:AAAA')).toThrow(/short/);
+    expect(() => vault.decryptCard(`v1:${raw.toString('base64')}`)).toThrow();
+    const other = new SecretsVault({ key: randomBytes(32).toString('base64'), dataDir: dir() });
+    expect(() => other.decryptCard(blob)).toThrow();
+    expect(() => vault.decryptCard(VISA)).toThrow(/format/);
+    expect(() => vault.decryptCard('v1:AAAA')).toThrow(/short/);
   });
 
   it('without a configured key, creates DATA_DIR/keys/card.key with mode 0600 on first use and reuses it', () => {
     const dataDir = dir();
-    const vault = new CardVault({ dataDir });
+    const vault = new SecretsVault({ dataDir });
     const file = path.join(dataDir, 'keys', 'card.key');
     expect(vault.keyFile).toBe(file);
     expect(fs.existsSync(file)).toBe(false); // nothing until a card is handled
-    const blob = vault.encrypt(VISA);
+    const blob = vault.encryptCard(VISA);
     expect(fs.existsSync(file)).toBe(true);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(file)).mode & 0o077).toBe(0);
     expect(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64')).toHaveLength(32);
     // A restart (a new vault over the same directory) opens what the first one wrote; no temporary files remain.
-    expect(new CardVault({ dataDir }).decrypt(blob)).toBe(VISA);
+    expect(new SecretsVault({ dataDir }).decryptCard(blob)).toBe(VISA);
     expect(fs.readdirSync(path.dirname(file))).toEqual(['card.key']);
     // Creating over an existing file keeps its key: every creator ends with the same one.
     const raced = dir();
@@ -76,7 +76,7 @@ describe('the card vault', () => {
     const dataDir = dir();
     fs.mkdirSync(path.join(dataDir, 'keys'));
     fs.writeFileSync(path.join(dataDir, 'keys', 'card.key'), 'c2hvcnQ=');
-    expect(() => new CardVault({ dataDir }).encrypt(VISA)).toThrow(/32 bytes/);
+    expect(() => new SecretsVault({ dataDir }).encryptCard(VISA)).toThrow(/32 bytes/);
     expect(() => loadConfig({ CARD_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/CARD_ENCRYPTION_KEY/);
     expect(() => loadConfig({ CARD_ENCRYPTION_KEY: 'not base64 at all!' })).toThrow(/CARD_ENCRYPTION_KEY/);
     const key = randomBytes(32).toString('base64');
@@ -84,8 +84,8 @@ describe('the card vault', () => {
     expect(config.CARD_ENCRYPTION_KEY).toBe(key);
     expect(loadConfig({ CARD_ENCRYPTION_KEY: '' }).CARD_ENCRYPTION_KEY).toBeUndefined();
     // The configured key wins over a key file.
-    const fromConfig = cardVaultFromConfig(config);
-    expect(new CardVault({ key, dataDir: '/nonexistent' }).decrypt(fromConfig.encrypt(VISA))).toBe(VISA);
+    const fromConfig = vaultFromConfig(config);
+    expect(new SecretsVault({ key, dataDir: '/nonexistent' }).decryptCard(fromConfig.encryptCard(VISA))).toBe(VISA);
   });
 });
 
@@ -125,7 +125,7 @@ describe.each(dbKinds())('card keys of a running server on %s', (kind) => {
     const key = Buffer.from(keyText, 'base64');
 
     const row = await t.db.selectFrom('withdraw_requests').select('card_number_enc').executeTakeFirstOrThrow();
-    expect(new CardVault({ dataDir }).decrypt(row.card_number_enc)).toBe(VISA);
+    expect(new SecretsVault({ dataDir }).decryptCard(row.card_number_enc)).toBe(VISA);
 
     // Neither the key (base64 or hex) nor the clear number is anywhere in the database.
     const tables = await sql<{ table_name: string }>`

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CardVault } from '../src/platform/crypto/card-vault.js';
+import { SecretsVault } from '../src/platform/crypto/vault.js';
 import { monthIn } from '../src/modules/withdrawals/service.js';
 import { reconcile } from '../src/modules/ledger/service.js';
 import { seedDemoData } from '../src/seed/demo.js';
@@ -278,7 +278,7 @@ describe.each(dbKinds())('withdrawal requests on %s', (kind) => {
     expect(row.card_last4).toBe('1111');
     expect(row.card_number_enc).toMatch(/^v1:[A-Za-z0-9+/=]+$/);
     expect(row.card_number_enc).not.toContain(VISA);
-    expect(new CardVault({ key: KEY, dataDir: '/nonexistent' }).decrypt(row.card_number_enc)).toBe(VISA);
+    expect(new SecretsVault({ key: KEY, dataDir: '/nonexistent' }).decryptCard(row.card_number_enc)).toBe(VISA);
     expect(Number(row.client_id)).toBe(alice.clientId);
     expect(row.user_id).toBe(alice.userId);
 
@@ -785,7 +785,7 @@ describe.each(dbKinds())('the demo data set on %s', (kind) => {
   it('gives the demo client one withdrawal request of each status and two messages, with a reconciling ledger', async () => {
     const database = await freshDatabase(kind);
     try {
-      await seedDemoData(database.db, new CardVault({ key: KEY, dataDir: '/nonexistent' }));
+      await seedDemoData(database.db, new SecretsVault({ key: KEY, dataDir: '/nonexistent' }));
       // The demo client's own requests: the unlisted traders of the demo client base file more of their own.
       const demoClient = await database.db
         .selectFrom('users')

@@ -3,6 +3,7 @@ import type { EventBus } from './bus/index.js';
 import type { WhitelistCache } from './access/whitelist.js';
 import type { SessionPolicy } from './auth/sessions.js';
 import type { Db } from './db/index.js';
+import type { SecretsVault } from './crypto/vault.js';
 
 /** What every module's service receives: the database, the settings, and the shared caches. */
 export interface AppDeps {
@@ -13,4 +14,6 @@ export interface AppDeps {
   version: string;
   /** Live updates (D11): published after commit, to the sockets of this and every other process. */
   bus: EventBus;
+  /** Secrets at rest (card numbers, signing and TOTP secrets): built once per server from its key. */
+  vault: SecretsVault;
 }

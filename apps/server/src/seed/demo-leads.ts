@@ -1,7 +1,7 @@
 import { normalisePhone, type ClientStatus, type Department, type StaffRole } from '@brokerage/shared';
 import { createDeposit, SEED_CREDITS } from '../modules/deposits/service.js';
 import { CREDIT_WINDOW_HOURS } from '../modules/manual-credits/window.js';
-import type { Trx } from '../modules/ledger/service.js';
+import type { Trx } from '../platform/db/types.js';
 import type { Actor } from '../platform/auth/actor.js';
 import { KK_FEMALE, KK_MALE, type Pair } from './lead-pool.js';
 

@@ -12,9 +12,9 @@ import type { Db } from '../platform/db/index.js';
 import { hashPassword } from '../platform/auth/passwords.js';
 import { postEntry } from '../modules/ledger/service.js';
 import { openTradingAccount } from '../modules/trading/service.js';
-import type { CardVault } from '../platform/crypto/card-vault.js';
+import type { SecretsVault } from '../platform/crypto/vault.js';
 import { createWithdrawRequest } from '../modules/withdrawals/service.js';
-import type { Trx } from '../modules/ledger/service.js';
+import type { Trx } from '../platform/db/types.js';
 import { createDeposit, SEED_CREDITS } from '../modules/deposits/service.js';
 import { placeTrade, type TradingDeps } from '../modules/trading/service.js';
 import { settleDueTrades } from '../modules/trading/settlement.js';
@@ -200,7 +200,7 @@ async function depositAsOf(trx: Trx, actor: Actor, input: DepositCreate, at: Dat
  */
 export async function seedDemoData(
   db: Db,
-  cards: CardVault,
+  vault: SecretsVault,
   options: { durations?: readonly number[]; now?: Date } = {},
 ): Promise<void> {
   const hash = await hashPassword(DEMO_PASSWORD);
@@ -274,7 +274,7 @@ export async function seedDemoData(
       actor: null,
       reason: 'Демо-данные: стартовый баланс',
     });
-    await seedDemoFunds(trx, cards, {
+    await seedDemoFunds(trx, vault, {
       clientId: Number(demoClient.id),
       userId: ids.get('client')!,
       accountId,
@@ -310,13 +310,13 @@ export async function seedDemoData(
     await seedDemoClientBase(trx, ids, leadIds, now);
     await seedDemoLeads(trx, demoStaff(ids), now);
     const traderIds = [...(await seedDemoTraders(trx, hash, ids, DEMO_TRADERS, now)), ...crowdIds];
-    const decisions = await seedExtraTraders(trx, cards, hash, ids, now);
+    const decisions = await seedExtraTraders(trx, vault, hash, ids, now);
     return { traderIds, decisions };
   });
   // Outside the transaction above: the withdrawal decisions, the price service and settlement open their own.
   // The seed acts as the system, which D20 exempts: its decisions take one approval (no secondApprovalCents) and its
   // deposits are credited at once (SEED_CREDITS), whatever the amounts.
-  const deps = { db, cards, timeZone: 'UTC', now: () => new Date() };
+  const deps = { db, vault, timeZone: 'UTC', now: () => new Date() };
   for (const d of traders.decisions) {
     if (d.outcome === 'approved') await approveWithdrawRequest(deps, d.decider, d.id);
     else await rejectWithdrawRequest(deps, d.decider, d.id, { reason: 'Демо-данные: карта выпущена на другое имя' });
@@ -363,12 +363,12 @@ function demoActor(ids: Map<string, string>, key: string): Actor {
  */
 async function seedExtraTraders(
   trx: Trx,
-  cards: CardVault,
+  vault: SecretsVault,
   hash: string,
   ids: Map<string, string>,
   now: Date,
 ): Promise<{ id: number; outcome: 'approved' | 'rejected'; decider: Actor }[]> {
-  const deps = { db: trx, cards, timeZone: 'UTC', now: () => new Date() };
+  const deps = { db: trx, vault, timeZone: 'UTC', now: () => new Date() };
   const expiry = `09/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
   const decisions: { id: number; outcome: 'approved' | 'rejected'; decider: Actor }[] = [];
   for (const trader of EXTRA_TRADERS) {
@@ -669,10 +669,10 @@ async function seedDemoClientBase(trx: Trx, ids: Map<string, string>, leadIds: n
  */
 async function seedDemoFunds(
   trx: Trx,
-  cards: CardVault,
+  vault: SecretsVault,
   ids: { clientId: number; userId: string; accountId: number; superadminId: string; teamLeadRetentionId: string },
 ): Promise<void> {
-  const deps = { db: trx, cards, timeZone: 'UTC', now: () => new Date() };
+  const deps = { db: trx, vault, timeZone: 'UTC', now: () => new Date() };
   const expiry = `12/${String((new Date().getUTCFullYear() + 4) % 100).padStart(2, '0')}`;
   const file = (amount: number, card: string) =>
     createWithdrawRequest(deps, trx, ids.userId, {

@@ -9,7 +9,6 @@ import {
   rotateSecretResponseSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { cardVaultFromConfig } from '../../platform/crypto/card-vault.js';
 import type { AppDeps } from '../../platform/deps.js';
 import {
   affiliateStats,
@@ -26,7 +25,7 @@ const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: erro
 export const affiliateRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, opts) => {
   const deps: AffiliatesDeps = {
     db: opts.deps.db,
-    vault: cardVaultFromConfig(opts.deps.config),
+    vault: opts.deps.vault,
     rules: { allowPrivate: opts.deps.config.ALLOW_PRIVATE_WEBHOOKS },
   };
 

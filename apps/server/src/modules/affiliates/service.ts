@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { writeAudit } from '../../platform/audit/audit.js';
-import type { CardVault } from '../../platform/crypto/card-vault.js';
+import type { SecretsVault } from '../../platform/crypto/vault.js';
 import type { Db } from '../../platform/db/index.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { OutboundUrlError, checkOutboundUrl, refusedUrl, type OutboundRules } from '../../platform/http/outbound.js';
@@ -27,7 +27,7 @@ import { SIGNING_SECRET_PURPOSE } from '../postbacks/jobs.js';
 
 export interface AffiliatesDeps {
   db: Db;
-  vault: CardVault;
+  vault: SecretsVault;
   rules: OutboundRules;
 }
 

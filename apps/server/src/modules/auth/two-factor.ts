@@ -18,7 +18,6 @@ import {
   totpStep,
 } from '../../platform/auth/two-factor.js';
 import { writeAudit } from '../../platform/audit/audit.js';
-import { cardVaultFromConfig } from '../../platform/crypto/card-vault.js';
 import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
 import { checkSignInDelay, completeSignIn, emailKeyOf, type RequestMeta } from './service.js';
 import { codeWasRight, countAccountCode, countChallengeCode } from './code-attempts.js';
@@ -27,7 +26,7 @@ import { codeWasRight, countAccountCode, countChallengeCode } from './code-attem
  * Staff two-factor sign-in (issue 13 item 1). A right password of a staff member who is enrolled, or whose role is in
  * REQUIRE_2FA_ROLES, earns a challenge instead of a session: a random token, stored hashed, bound to that user and to
  * one step ('enroll' or 'otp'), single use, five minutes. The TOTP secret is kept encrypted under the card key
- * (platform/crypto/card-vault.ts, its own purpose) and leaves the server once: in the enrollment answer.
+ * (platform/crypto/vault.ts, its own purpose) and leaves the server once: in the enrollment answer.
  */
 
 const SECRET_PURPOSE = 'totp';
@@ -126,13 +125,13 @@ async function wrongCode(
 }
 
 function secretOf(deps: AppDeps, stored: string): string {
-  return cardVaultFromConfig(deps.config).decryptSecret(stored, SECRET_PURPOSE);
+  return deps.vault.decryptSecret(stored, SECRET_PURPOSE);
 }
 
 /** Starts (or restarts) an enrollment: a new secret, stored encrypted and unconfirmed. Refused once confirmed. */
 async function startEnrollment(deps: AppDeps, user: UserRow): Promise<{ secret: string; otpauth_url: string }> {
   const { secret, otpauthUrl } = newTotpSecret(user.email);
-  const secretEnc = cardVaultFromConfig(deps.config).encryptSecret(secret, SECRET_PURPOSE);
+  const secretEnc = deps.vault.encryptSecret(secret, SECRET_PURPOSE);
   const row = await deps.db
     .insertInto('two_factor')
     .values({ user_id: user.id, secret_enc: secretEnc, confirmed_at: null, last_step: null })

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
-import type { Trx } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 
 /**
  * decisions.md D13, D17: a lead is a duplicate of an existing one with the same e-mail (case-insensitive) or the same

@@ -5,7 +5,7 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
-import type { Trx } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 
 /**
  * Comments on a client's card (back-office.md §2.6, §3): pinned first, newest first; the author's name kept as it was

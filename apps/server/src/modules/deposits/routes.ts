@@ -9,9 +9,9 @@ import {
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
+import { IDEMPOTENCY_HEADER, runIdempotent } from '../../platform/http/idempotency.js';
 import { publishBalanceChanged } from '../ledger/live.js';
-import { idempotencyHeaders } from '../ledger/idempotency.js';
+import { idempotencyHeaders } from '../../platform/http/idempotency.js';
 import { createDeposit, deleteDeposit, listDeposits, updateDeposit, type DepositDeps } from './service.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };

@@ -18,7 +18,8 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
-import { lockBalance, postEntry, type Trx } from '../ledger/service.js';
+import { lockBalance, postEntry } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 import { enqueuePostback } from '../postbacks/outbox.js';
 import {
   dropPendingCredit,

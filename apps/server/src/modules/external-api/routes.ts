@@ -12,8 +12,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { EXTERNAL_API_TAG } from '../../platform/http/openapi.js';
-import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
-import { idempotencyHeaders } from '../ledger/idempotency.js';
+import { IDEMPOTENCY_HEADER, runIdempotent } from '../../platform/http/idempotency.js';
+import { idempotencyHeaders } from '../../platform/http/idempotency.js';
 import { authenticateAffiliate, takeRateSlot, type AffiliateCaller } from './access.js';
 import { leadPhone, listAffiliateLeads, postLead, type IncomingLead, type LeadSource } from './service.js';
 

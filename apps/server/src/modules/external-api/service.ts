@@ -10,7 +10,7 @@ import type { Db } from '../../platform/db/index.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { centsToDollars } from '../../platform/money.js';
 import { findLeadByContact, lockLeadCreation } from '../clients/duplicates.js';
-import type { Trx } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 import { enqueuePostback } from '../postbacks/outbox.js';
 import type { AffiliateCaller } from './access.js';
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
-import { postEntry, type Trx } from './service.js';
+import type { Trx } from '../../platform/db/types.js';
+import { postEntry } from './service.js';
 
 /*
  * Crediting the deposits a client had before their trading account existed. It lives beside the ledger, not in

@@ -17,7 +17,8 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { publishBalanceChanged } from '../ledger/live.js';
-import { postEntry, type Trx } from '../ledger/service.js';
+import { postEntry } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 
 /**
  * Maker-checker for manual money (decisions.md D20, issue 13 item 3). Money a staff member adds that would take the

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Actor } from '../../platform/auth/actor.js';
-import type { Trx } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 
 /**
  * D20 amended (issue 20 finding 3): the threshold MANUAL_CREDIT_SECOND_APPROVAL bounds what staff put on one client

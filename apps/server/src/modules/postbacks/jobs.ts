@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { LEADER_LOCKS, LEASES, LeaseLeader } from '../../platform/bus/leader.js';
-import type { CardVault } from '../../platform/crypto/card-vault.js';
+import type { SecretsVault } from '../../platform/crypto/vault.js';
 import type { Db } from '../../platform/db/index.js';
 import {
   OutboundNetworkError,
@@ -48,7 +48,7 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
 
 export interface PostbackWorkerDeps {
   db: Db;
-  vault: CardVault;
+  vault: SecretsVault;
   rules: OutboundRules;
   log?: Log;
   /** With a database URL, only the process holding the postbacks leader lock delivers (one worker per cluster). */

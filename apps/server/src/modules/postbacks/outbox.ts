@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
-import type { Trx } from '../ledger/service.js';
-import type { PostbackEvent } from '../../platform/db/types.js';
+import type { PostbackEvent, Trx } from '../../platform/db/types.js';
 
 /** The postback body of decisions.md D13/D17: what a partner receives, signed, for one event of one of its leads. */
 export interface PostbackPayload {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { LEASES } from '../../platform/bus/leader.js';
 import type { Db } from '../../platform/db/index.js';
-import type { Trx } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 import type { PriceTick } from './source.js';
 
 /**

@@ -20,7 +20,7 @@ import {
   voidTradeRequestSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
+import { IDEMPOTENCY_HEADER, runIdempotent } from '../../platform/http/idempotency.js';
 import { publishBalanceChanged } from '../ledger/live.js';
 import {
   accountDetail,
@@ -37,7 +37,7 @@ import { requestVoid } from './void-requests.js';
 import { langOf } from '../../platform/http/messages.js';
 import { staffTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
-import { idempotencyHeaders } from '../ledger/idempotency.js';
+import { idempotencyHeaders } from '../../platform/http/idempotency.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
 

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { LEADER_LOCKS, LEASES, LeaseLeader } from '../../platform/bus/leader.js';
 import type { Db } from '../../platform/db/index.js';
-import { pruneIdempotencyKeys } from '../ledger/idempotency.js';
+import { pruneIdempotencyKeys } from '../../platform/http/idempotency.js';
 import { createPriceSource } from '../prices/factory.js';
 import { PriceService } from '../prices/service.js';
 import { systemClock, type Clock } from '../prices/source.js';

@@ -11,7 +11,7 @@ import {
   tradesResponseSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IDEMPOTENCY_HEADER, idempotencyHeaders, runIdempotentStatement } from '../ledger/idempotency.js';
+import { IDEMPOTENCY_HEADER, idempotencyHeaders, runIdempotentStatement } from '../../platform/http/idempotency.js';
 import { langOf } from '../../platform/http/messages.js';
 import { clientTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';

@@ -7,6 +7,8 @@ import {
   dollarsToCents,
   formatDollarLimit,
   isAssetSymbol,
+  tradeAmountTooSmall,
+  tradeCheck,
   type BalanceResponse,
   type ClientSettingsResponse,
   type PlaceTradeRequest,
@@ -20,10 +22,10 @@ import type { EventBus } from '../../platform/bus/index.js';
 import type { Db } from '../../platform/db/index.js';
 import type { TradingAccountRow } from '../../platform/db/types.js';
 import { HttpError } from '../../platform/http/errors.js';
-import { postTradeStake } from '../ledger/service.js';
 import { creditPendingDeposits } from '../ledger/pending-deposits.js';
 import type { PriceService } from '../prices/service.js';
 import { toClientTrade } from './mappers.js';
+import { postTradeStake } from './stake.js';
 
 /** What the client side of trading needs: the database, the server's prices, its clock and the offered durations. */
 export interface TradingDeps {
@@ -68,9 +70,11 @@ async function accountOfUser(db: Db, userId: string): Promise<TradingAccountRow>
  * POST /api/trading/place-trade (D1). Checked in this order, on the account row as locked (so concurrent calls see
  * each other's stakes): account active and trading enabled; amount ≥ $1; amount ≤ the account's limit; amount ≤
  * balance; the asset is in the catalogue and the server has a stored price for it no older than 5 s; the duration is
- * offered. Then, in the same statement (ledger's tradeStakeStatement: one round trip, atomic by itself, or part of the
- * caller's transaction when it runs in one): the trade at the newest stored tick (issue 21 §3: never a price that was
- * not stored) with the account's payout, and its stake entry. Whatever strike or payout the client sent is not read.
+ * offered. The account's checks are the shared tradeCheck (here, to answer) and its SQL twin (in the statement, to
+ * decide). Then, in the same statement (tradeStakeStatement, stake.ts: one round trip, atomic by itself, or part of
+ * the caller's transaction when it runs in one): the stake taken and posted (the ledger's parts), the trade at the
+ * newest stored tick (issue 21 §3: never a price that was not stored) with the account's payout. Whatever strike or
+ * payout the client sent is not read.
  */
 export async function placeTrade(
   deps: TradingDeps,
@@ -81,10 +85,8 @@ export async function placeTrade(
   const now = deps.now();
   // The checks that need no account row, decided first but answered in the documented order (after the account's).
   const amountCents = dollarsToCents(input.amount);
-  const amountRefused =
-    amountCents === null || amountCents < MIN_TRADE_DOLLARS * 100
-      ? new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` })
-      : null;
+  const tooSmall = () => new HttpError(400, 'trade_amount_too_small', { min: `$${MIN_TRADE_DOLLARS}` });
+  const amountRefused = tradeAmountTooSmall(amountCents) ? tooSmall() : null;
   // An unknown asset has no price either; it gets its own text because the client can correct it. Whether there is a
   // fresh stored price the statement finds out itself (answered between the two).
   const assetRefused = !isAssetSymbol(input.asset) ? new HttpError(400, 'unknown_asset', { asset: input.asset }) : null;
@@ -109,11 +111,18 @@ export async function placeTrade(
     return { trade: toClientTrade(trade), balance: centsToDollars(balanceAfterCents) };
   }
   const { account } = result;
-  if (account.status !== 'active' || !account.trading_enabled) throw new HttpError(409, 'trading_disabled');
-  if (amountRefused) throw amountRefused;
   const maxCents = Number(account.max_trade_amount_cents);
-  if (amountCents! > maxCents) throw new HttpError(400, 'trade_amount_too_large', { max: formatDollarLimit(maxCents) });
-  if (amountCents! > Number(account.balance_cents)) throw new HttpError(409, 'insufficient_trade_balance');
+  const problem = tradeCheck({
+    accountActive: account.status === 'active',
+    tradingEnabled: account.trading_enabled,
+    amountCents,
+    maxCents,
+    balanceCents: Number(account.balance_cents),
+  });
+  if (problem === 'trading_disabled') throw new HttpError(409, 'trading_disabled');
+  if (problem === 'trade_amount_too_small') throw tooSmall();
+  if (problem === 'trade_amount_too_large') throw new HttpError(400, problem, { max: formatDollarLimit(maxCents) });
+  if (problem === 'insufficient_trade_balance') throw new HttpError(409, problem);
   if (assetRefused) throw assetRefused;
   if (!result.priced) throw new HttpError(503, 'price_unavailable');
   if (durationRefused) throw durationRefused;

@@ -2,6 +2,7 @@ import { SETTLEMENT_GAP_SECONDS, type SettledTradeStatus } from '@brokerage/shar
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import type { TradeRow } from '../../platform/db/types.js';
+import { settlementAccountsLocked, settlementCreditsPosted } from '../ledger/statement-parts.js';
 import { FEED_LEASE } from '../prices/feed-store.js';
 
 /** Epoch milliseconds of a timestamp column (every trade time is a JavaScript Date's: whole milliseconds). */
@@ -113,6 +114,12 @@ async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null, la
 const GAP = sql`(close_price is null or close_at < expires_at - ${sql.lit(`${SETTLEMENT_GAP_SECONDS} seconds`)}::interval)`;
 
 /**
+ * THE payout formula (D1) as SQL, over `amount_cents` (bigint) and `payout_percentage`: floor(amount × payout / 100),
+ * the twin of the shared `potentialProfitCents` (integer division of positive bigints truncates, which is the floor).
+ */
+const PROFIT_SQL = sql`amount_cents * payout_percentage / 100`;
+
+/**
  * The settlement rule of D1 and D22 as SQL, over columns `direction`, `strike_price`, `close_price` (numeric: compared
  * exactly, as `compareDecimal` does; null when no tick at or before the expiry is stored), `close_at`, `expires_at`,
  * `amount_cents` (bigint) and `payout_percentage`. This is the second implementation of the one published rule
@@ -128,18 +135,17 @@ export const OUTCOME_SQL = {
       when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
         then 'won'
       else 'lost' end`,
-  /** floor(amount × payout / 100): integer division of positive bigints truncates, which is the floor. */
   profit: sql<string>`case
       when ${GAP} then 0
       when close_price = strike_price then 0
       when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
-        then amount_cents * payout_percentage / 100
+        then ${PROFIT_SQL}
       else -amount_cents end`,
   credit: sql<string>`case
       when ${GAP} then amount_cents
       when close_price = strike_price then amount_cents
       when (direction = 'call' and close_price > strike_price) or (direction = 'put' and close_price < strike_price)
-        then amount_cents + amount_cents * payout_percentage / 100
+        then amount_cents + ${PROFIT_SQL}
       else 0 end`,
 };
 
@@ -159,8 +165,9 @@ interface BatchRow {
  * decide each by OUTCOME_SQL (with D22's gap rule), close them (guarded by status = 'active': a trade is settled once
  * whatever happens), lock their accounts in id order (each one's live-update sequence raised by one and stamped on
  * its trades, issue 21 §7), insert the payout and refund entries with their running balance_after per account (trade
- * id order; reference trade:<id>:settle, unique), and move the balances by their sums (D3). The rows travel back as
- * JSON: one round trip per batch whatever its size.
+ * id order; reference trade:<id>:settle, unique), and move the balances by their sums (D3). The money parts (the
+ * accounts locked, the entries, the balances) are the ledger's (statement-parts.ts), composed into this statement.
+ * The rows travel back as JSON: one round trip per batch whatever its size.
  */
 async function settleBatch(
   db: Db,
@@ -198,14 +205,7 @@ async function settleBatch(
     ), outcome as (
       select r.*, ${OUTCOME_SQL.result} as result, ${OUTCOME_SQL.profit} as profit, ${OUTCOME_SQL.credit} as credit
       from ready r
-    ), locked as (
-      -- Every account with a trade settled here, in id order: its live-update sequence goes up by one and stamps its
-      -- trades under the row lock, so per account the sequence follows commit order (migration 0026, issue 21 §7).
-      select a.id, a.balance_cents, a.live_seq + 1 as seq from trading_accounts a
-      where a.id in (select account_id from outcome)
-      order by a.id
-      for update
-    ), seqs as materialized (
+    ), ${settlementAccountsLocked()}, seqs as materialized (
       -- Looked up by key rather than joined: the planner, blind to a CTE's size, nests a join of two of them (measured:
       -- 2,500 trades × 1,000 accounts compared one by one doubled the batch's time). Materialized: computed once.
       select jsonb_object_agg(id::text, seq) as m from locked
@@ -223,23 +223,7 @@ async function settleBatch(
       -- No trade:<id>:settle entry can exist for a trade still active (a void closes the trade as it posts it), so a
       -- clash of the unique reference would abort the batch (then settled one by one) rather than pay twice.
       select c.* from closed c where c.credit > 0
-    ), entries as (
-      insert into ledger_entries (account_id, kind, amount_cents, balance_after_cents, reference)
-      select c.account_id, case c.result when 'won' then 'trade_payout' else 'trade_refund' end, c.credit,
-             l.balance_cents + sum(c.credit) over (partition by c.account_id order by c.id),
-             'trade:' || c.id || ':settle'
-      from credits c join locked l on l.id = c.account_id
-      order by c.account_id, c.id
-    ), totals as materialized (
-      select coalesce(jsonb_object_agg(account_id::text, total), '{}') as m
-      from (select account_id, sum(credit) as total from credits group by account_id) x
-    ), moved as (
-      update trading_accounts a
-      set balance_cents = l.balance_cents + coalesce((s.m ->> l.id::text)::bigint, 0), live_seq = l.seq,
-          updated_at = case when s.m ? l.id::text then now() else a.updated_at end
-      from locked l cross join totals s
-      where a.id = l.id
-    )
+    ), ${settlementCreditsPosted()}
     select (select count(*) from due)::int as claimed,
            (select count(*) from trades t where t.status = 'active' and t.expires_at <= ${now}::timestamptz
               and t.expires_at > ${ripeUntil(options.now)} ${inLane(options.lane)}

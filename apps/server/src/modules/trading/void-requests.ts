@@ -15,7 +15,8 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { publishBalanceChanged } from '../ledger/live.js';
-import { postEntry, type Trx } from '../ledger/service.js';
+import { postEntry } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 
 /**
  * Voids take two people (issue 20 finding 11; decisions.md D20 'Voids'; D1 keeps voiding the one thing staff may do

@@ -14,10 +14,9 @@ import {
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { cardVaultFromConfig } from '../../platform/crypto/card-vault.js';
 import { parseOptionalBody } from '../../platform/http/optional-body.js';
-import { IDEMPOTENCY_HEADER, runIdempotent } from '../ledger/idempotency.js';
-import { idempotencyHeaders } from '../ledger/idempotency.js';
+import { IDEMPOTENCY_HEADER, runIdempotent } from '../../platform/http/idempotency.js';
+import { idempotencyHeaders } from '../../platform/http/idempotency.js';
 import {
   approveWithdrawRequest,
   createWithdrawRequest,
@@ -37,7 +36,7 @@ const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: erro
 export const withdrawalRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; now?: () => Date }> = async (app, opts) => {
   const deps: WithdrawalDeps = {
     db: opts.deps.db,
-    cards: cardVaultFromConfig(opts.deps.config),
+    vault: opts.deps.vault,
     timeZone: opts.deps.config.BUSINESS_TIMEZONE,
     now: opts.now ?? (() => new Date()),
     bus: opts.deps.bus,

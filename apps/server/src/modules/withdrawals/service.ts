@@ -19,11 +19,12 @@ import type { Db } from '../../platform/db/index.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { writeAudit } from '../../platform/audit/audit.js';
-import type { CardVault } from '../../platform/crypto/card-vault.js';
+import type { SecretsVault } from '../../platform/crypto/vault.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { publishBalanceChanged } from '../ledger/live.js';
-import { postEntry, type Trx } from '../ledger/service.js';
+import { postEntry } from '../ledger/service.js';
+import type { Trx } from '../../platform/db/types.js';
 import { notifyWithdrawalRequested } from '../notifications/service.js';
 import { approvalDecisions, type ApprovalDecision } from './approvers.js';
 
@@ -36,7 +37,7 @@ import { approvalDecisions, type ApprovalDecision } from './approvers.js';
 
 export interface WithdrawalDeps {
   db: Db;
-  cards: CardVault;
+  vault: SecretsVault;
   /** The business time zone: a card is valid to the end of its month there, and date filters are its days. */
   timeZone: string;
   now: () => Date;
@@ -155,7 +156,7 @@ export async function createWithdrawRequest(
       amount_cents: amountCents,
       card_holder: input.card_holder.trim().toUpperCase(),
       card_last4: digits.slice(-4),
-      card_number_enc: deps.cards.encrypt(digits),
+      card_number_enc: deps.vault.encryptCard(digits),
       card_expiry: input.card_expiry.trim(),
     })
     .returning([
@@ -501,7 +502,7 @@ export async function revealCard(deps: WithdrawalDeps, actor: Actor, id: number)
     .where('w.id', '=', id)
     .executeTakeFirst();
   if (!row) throw new HttpError(404, 'withdraw_request_not_found');
-  const number = deps.cards.decrypt(row.card_number_enc);
+  const number = deps.vault.decryptCard(row.card_number_enc);
   await writeAudit(deps.db, actor, {
     action: 'withdrawal.card_reveal',
     entityType: 'withdraw_request',

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadOrCreateKeyFile } from '../crypto/card-vault.js';
+import { loadOrCreateKeyFile } from '../crypto/vault.js';
 
 /**
  * The secret of the audit chain (issue 20 §7): the HMAC key each row's hash is made with. It never lives in the

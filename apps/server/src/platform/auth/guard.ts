@@ -110,10 +110,11 @@ export function registerGuard(
     if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      const key = routeKey(method, route.url);
+      // HEAD answers every GET (exposeHeadRoutes) under the GET's own access: the registry lists the GET.
+      const key = routeKey(method === 'HEAD' ? 'GET' : method, route.url);
       const access = (API_ROUTES as Record<string, RouteAccess>)[key];
       if (!access) throw new Error(`route ${key} is not in the permission table (packages/shared API_ROUTES)`);
-      app.apiRoutes.push(key);
+      if (method !== 'HEAD') app.apiRoutes.push(key);
       route.config = { ...(route.config as object), access };
     }
   });

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Card numbers at rest (decisions.md D7): AES-256-GCM with a 32-byte key that never lives in the database — from the
+ * Secrets at rest, one vault per server (AppDeps.vault): card numbers (decisions.md D7), affiliates' postback signing
+ * secrets (D17) and staff TOTP secrets, each bound to its purpose. Card numbers at rest (D7): AES-256-GCM with a 32-byte key that never lives in the database — from the
  * configuration (CARD_ENCRYPTION_KEY, base64) or, when that is unset, from the key file DATA_DIR/keys/card.key,
  * created with mode 0600 on first use. The key is read lazily, so a server that never handles a card needs none.
  *
@@ -18,7 +19,7 @@ const KEY_BYTES = 32;
 const AAD = Buffer.from('brokerage:card-number:v1');
 const secretAad = (purpose: string) => Buffer.from(`brokerage:secret:${purpose}:v1`);
 
-export interface CardVaultOptions {
+export interface VaultOptions {
   /** CARD_ENCRYPTION_KEY: 32 bytes, base64. */
   key?: string | undefined;
   /** The data directory; the key file is keys/card.key under it. */
@@ -52,10 +53,10 @@ export function loadOrCreateKeyFile(file: string, what?: string): Buffer {
   return decodeKey(fs.readFileSync(file, 'utf8'), file, what);
 }
 
-export class CardVault {
+export class SecretsVault {
   #key: Buffer | null = null;
 
-  constructor(private readonly options: CardVaultOptions) {}
+  constructor(private readonly options: VaultOptions) {}
 
   /** Where the key file is (used only when no key is configured). */
   get keyFile(): string {
@@ -69,12 +70,12 @@ export class CardVault {
     return this.#key;
   }
 
-  encrypt(cardNumber: string): string {
+  encryptCard(cardNumber: string): string {
     return this.seal(cardNumber, AAD);
   }
 
   /** Throws when the blob was not made with this key (or was altered): GCM authenticates it. */
-  decrypt(stored: string): string {
+  decryptCard(stored: string): string {
     return this.open(stored, AAD);
   }
 
@@ -111,6 +112,6 @@ export class CardVault {
 }
 
 /** The vault of a running server: the configured key, else the key file in its data directory. */
-export function cardVaultFromConfig(config: { CARD_ENCRYPTION_KEY?: string | undefined; dataDir: string }): CardVault {
-  return new CardVault({ key: config.CARD_ENCRYPTION_KEY, dataDir: config.dataDir });
+export function vaultFromConfig(config: { CARD_ENCRYPTION_KEY?: string | undefined; dataDir: string }): SecretsVault {
+  return new SecretsVault({ key: config.CARD_ENCRYPTION_KEY, dataDir: config.dataDir });
 }

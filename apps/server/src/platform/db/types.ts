@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Transaction, Updateable } from 'kysely';
 import type { Role } from '@brokerage/shared';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -274,7 +274,7 @@ export interface WithdrawRequestsTable {
   amount_cents: Bigint;
   card_holder: string;
   card_last4: string;
-  /** AES-256-GCM ciphertext (platform/crypto/card-vault.ts); never the clear number. */
+  /** AES-256-GCM ciphertext (platform/crypto/vault.ts); never the clear number. */
   card_number_enc: string;
   card_expiry: string;
   status: Generated<'pending' | 'awaiting_second_approval' | 'approved' | 'rejected'>;
@@ -553,6 +553,9 @@ export interface Database {
   manual_credits: ManualCreditsTable;
   trade_void_requests: TradeVoidRequestsTable;
 }
+
+/** A transaction over the database: what every function that must run inside its caller's transaction takes. */
+export type Trx = Transaction<Database>;
 
 /** D21: a client's confirmed top-up, for staff to follow up (migration 0019). Not money. */
 export interface DepositIntentsTable {

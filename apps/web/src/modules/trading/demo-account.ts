@@ -1,5 +1,15 @@
-import { centsToDollars, dollarsToCents, settleTrade, type Trade, type TradeDirection } from '@brokerage/shared';
+import {
+  DEFAULT_MAX_TRADE_DOLLARS,
+  centsToDollars,
+  dollarsToCents,
+  potentialProfitCents,
+  settleTrade,
+  tradeCheck,
+  type Trade,
+  type TradeDirection,
+} from '@brokerage/shared';
 import { latestQuote, onPriceTick, priceAtOrBefore } from './price-feed';
+import { TRADE_CHECK_PROBLEMS } from './rules';
 
 /**
  * Demo mode (client-platform.md §2.10, D16): a balance of $1000 and trades that live only in this page. A trade opens
@@ -55,15 +65,24 @@ export class DemoAccount {
     for (const l of this.listeners) l();
   }
 
-  /** Opens a trade at the server's latest price; throws a problem code the screen translates. */
+  /**
+   * Opens a trade at the server's latest price; throws a problem code the screen translates. The account's checks are
+   * the shared tradeCheck, as the server runs them, on a new account's defaults (the demo settings the server gives).
+   */
   place(input: { asset: string; direction: TradeDirection; amount: number; duration: number; payout: number }): Trade {
     const cents = dollarsToCents(input.amount);
-    if (cents === null || cents <= 0) throw new Error('trade_min');
-    if (cents > this.state.balanceCents) throw new Error('trade_insufficient');
+    const failed = tradeCheck({
+      accountActive: true,
+      tradingEnabled: true,
+      amountCents: cents,
+      maxCents: DEFAULT_MAX_TRADE_DOLLARS * 100,
+      balanceCents: this.state.balanceCents,
+    });
+    if (failed || cents === null) throw new Error(TRADE_CHECK_PROBLEMS[failed ?? 'trade_amount_too_small']);
     const quote = latestQuote(input.asset);
     if (!quote) throw new Error('no_price');
     const now = Date.now();
-    const profit = Math.floor((cents * input.payout) / 100);
+    const profit = potentialProfitCents(cents, input.payout);
     const trade: Trade = {
       id: this.nextId++,
       asset: input.asset,

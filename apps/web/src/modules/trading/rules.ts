@@ -1,9 +1,13 @@
 import {
   settleTrade,
   checkWithdrawal,
+  centsToDollars,
   dollarsToCents,
   formatDollarLimit,
+  potentialProfitCents,
+  tradeCheck,
   WITHDRAW_MIN_DOLLARS,
+  type TradeCheckCode,
   type WithdrawCheckFailure,
 } from '@brokerage/shared';
 import { formatMoney } from '../../lib/format';
@@ -66,21 +70,38 @@ export interface TradeCheckInput {
   balanceError?: boolean;
 }
 
+/** The screen's problem code for each failed check of the shared tradeCheck (`problems.<code>` in the platform texts). */
+export const TRADE_CHECK_PROBLEMS: Record<Exclude<TradeCheckCode, 'balance_unknown'>, string> = {
+  trading_disabled: 'trading_disabled',
+  trade_amount_too_small: 'trade_min',
+  trade_amount_too_large: 'trade_max',
+  insufficient_trade_balance: 'trade_insufficient',
+};
+
 /**
- * The trade panel's checks, in order (§3 changed, §5 Readings A and B, §9): trading suspended; amount missing or under
- * the $1 minimum; above the account's limit; the balance not loaded yet (or not at all); above the balance; no current
- * price. The buy and sell buttons are
- * disabled while there is a problem, and its text is shown. The server checks the same again.
+ * The trade panel's checks, in order (§3 changed, §5 Readings A and B, §9): those of the account — the shared
+ * tradeCheck, the one the server and demo mode run: trading suspended; amount missing or under the $1 minimum; above
+ * the account's limit; the balance not loaded yet (or not at all); above the balance — then no current price. The buy
+ * and sell buttons are disabled while there is a problem, and its text is shown. The server checks the same again.
  */
 export function tradeProblem(input: TradeCheckInput): Problem | null {
-  if (!input.tradingEnabled) return { code: 'trading_disabled' };
-  const amount = parseAmount(input.amount);
-  if (amount === null || amount < input.minTrade) return { code: 'trade_min', params: { min: `$${input.minTrade}` } };
-  if (amount > input.maxTrade)
-    return { code: 'trade_max', params: { max: formatDollarLimit(Math.round(input.maxTrade * 100)) } };
-  // Issue 15 defect 6: a balance not known yet is not a zero balance.
-  if (input.balance === null) return { code: input.balanceError ? 'balance_unavailable' : 'balance_loading' };
-  if (amount > input.balance) return { code: 'trade_insufficient' };
+  const text = input.amount.trim();
+  const failed = tradeCheck({
+    // The server folds the account's status into trading_enabled (client-settings).
+    accountActive: true,
+    tradingEnabled: input.tradingEnabled,
+    amountCents: text === '' ? null : dollarsToCents(text),
+    minCents: Math.round(input.minTrade * 100),
+    maxCents: Math.round(input.maxTrade * 100),
+    // Issue 15 defect 6: a balance not known yet is not a zero balance.
+    balanceCents: input.balance === null ? null : Math.round(input.balance * 100),
+  });
+  if (failed === 'balance_unknown') return { code: input.balanceError ? 'balance_unavailable' : 'balance_loading' };
+  if (failed === 'trade_amount_too_small')
+    return { code: TRADE_CHECK_PROBLEMS[failed], params: { min: `$${input.minTrade}` } };
+  if (failed === 'trade_amount_too_large')
+    return { code: TRADE_CHECK_PROBLEMS[failed], params: { max: formatDollarLimit(Math.round(input.maxTrade * 100)) } };
+  if (failed) return { code: TRADE_CHECK_PROBLEMS[failed] };
   if (input.price === null || !(input.price > 0)) return { code: 'no_price' };
   return null;
 }
@@ -161,11 +182,15 @@ export function formatPrice(price: number | null | undefined, decimals: number):
   return price.toFixed(decimals);
 }
 
-/** The shown potential profit (§9): stake × payout / 100, 2 decimals, in whole cents rounded down as the server pays. */
+/**
+ * The shown potential profit (§9): the shared potentialProfitCents — stake × payout / 100 in whole cents rounded down,
+ * as the server pays — in dollars; 0 while the amount or the payout is not one.
+ */
 export function potentialProfit(amount: string, payoutPercentage: number): number {
   const cents = dollarsToCents(amount.trim() === '' ? '0' : amount.trim());
-  if (cents === null || cents <= 0) return 0;
-  return Math.floor((cents * payoutPercentage) / 100) / 100;
+  const payoutValid = Number.isInteger(payoutPercentage) && payoutPercentage >= 1 && payoutPercentage <= 100;
+  if (cents === null || cents <= 0 || !payoutValid) return 0;
+  return centsToDollars(potentialProfitCents(cents, payoutPercentage));
 }
 
 /**

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../../platform/db/index.js';
-import { HttpError } from '../../platform/http/errors.js';
-import type { ErrorCode } from '../../platform/http/messages.js';
-import type { Trx } from './service.js';
+import type { Db } from '../db/index.js';
+import type { Trx } from '../db/types.js';
+import { HttpError } from './errors.js';
+import type { ErrorCode } from './messages.js';
 
 /**
  * Idempotency-Key for calls that move money (decisions.md D3) and for the external API's lead posts (D13). The key

@@ -1,0 +1,55 @@
+import { API_ROUTES } from '@brokerage/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers.js';
+
+/**
+ * Monitors and load balancers probe with HEAD (issue 28 §2): every GET route answers HEAD with the GET's status and
+ * headers and no body, under the GET's own access rules.
+ */
+describe('HEAD requests', () => {
+  let t: TestApp;
+  let staff: string;
+
+  beforeAll(async () => {
+    t = await createTestApp('pglite');
+    staff = (await t.userWithToken('superadmin')).token;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers HEAD on the health probes with the GET status and no body', async () => {
+    for (const url of ['/api/health', '/api/health/live']) {
+      const get = await t.inject({ method: 'GET', url });
+      const head = await t.inject({ method: 'HEAD', url });
+      expect(head.statusCode, url).toBe(200);
+      expect(head.statusCode, url).toBe(get.statusCode);
+      expect(head.body, url).toBe('');
+      expect(head.headers['content-type'], url).toBe(get.headers['content-type']);
+    }
+  });
+
+  it('keeps the access rules of the GET: no session 401, a session 200 with no body', async () => {
+    const anonymous = await t.inject({ method: 'HEAD', url: '/api/clients' });
+    expect(anonymous.statusCode).toBe(401);
+    const signedIn = await t.inject({ method: 'HEAD', url: '/api/clients', token: staff });
+    expect(signedIn.statusCode).toBe(200);
+    expect(signedIn.body).toBe('');
+    const client = await t.userWithToken('client');
+    expect((await t.inject({ method: 'HEAD', url: '/api/clients', token: client.token })).statusCode).toBe(403);
+  });
+
+  it('answers HEAD on every GET route without a path parameter, never 404 or 5xx', async () => {
+    const routes = Object.keys(API_ROUTES)
+      .filter((key) => key.startsWith('GET ') && !key.includes(':'))
+      .map((key) => key.slice(4))
+      .filter((url) => url !== '/api/ws');
+    expect(routes.length).toBeGreaterThan(30);
+    for (const url of routes) {
+      const head = await t.inject({ method: 'HEAD', url, token: staff });
+      expect(head.statusCode, url).not.toBe(404);
+      expect(head.statusCode, url).toBeLessThan(500);
+      expect(head.body, url).toBe('');
+    }
+  });
+});

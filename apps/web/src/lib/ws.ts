@@ -1,5 +1,6 @@
 import { wsServerMessageSchema, type WsServerMessage } from '@brokerage/shared';
 import { useSyncExternalStore } from 'react';
+import { STALE_KEYS, staleKeysOfStream } from './live-stale-keys';
 import { queryClient } from './query-client';
 
 /**
@@ -15,22 +16,6 @@ type Listener = (message: WsServerMessage) => void;
 
 /** connecting: never up yet; live: up and caught up; reconnecting: was up, lost, not caught up again yet. */
 export type LiveStatus = 'idle' | 'connecting' | 'live' | 'reconnecting';
-
-/** The query keys each per-user event makes stale (prefixes; unknown ones are simply not cached yet). */
-const STALE_KEYS: Record<string, readonly (readonly unknown[])[]> = {
-  'trade.opened': [['trading'], ['trading-admin']],
-  'trade.settled': [['trading'], ['trading-admin']],
-  'balance.changed': [['trading'], ['trading-admin'], ['withdrawals']],
-  'message.new': [['client-messages'], ['my-messages']],
-  'notification.new': [['notifications']],
-};
-
-/** What a stream's `refetch` makes stale: everything its events could have. */
-function staleKeysOfStream(stream: string): readonly (readonly unknown[])[] {
-  if (stream.startsWith('account:')) return STALE_KEYS['balance.changed']!;
-  if (stream === 'messages') return STALE_KEYS['message.new']!;
-  return STALE_KEYS['notification.new']!;
-}
 
 const accountStream = (accountId: number) => `account:${accountId}`;
 

@@ -18,6 +18,7 @@ import {
   useMyWithdrawals,
   useOpenTrades,
 } from './api';
+import { tradingKeys } from './keys';
 import { DemoAccount } from './demo-account';
 import { problemKey, usd } from './rules';
 
@@ -174,10 +175,10 @@ export function useLiveAccount(): AccountView {
         refusedToast(error, t);
         throw error;
       } finally {
-        void queryClient.invalidateQueries({ queryKey: ['trading'] });
+        void queryClient.invalidateQueries({ queryKey: tradingKeys.all });
       }
     },
-    refresh: () => void queryClient.invalidateQueries({ queryKey: ['trading'] }),
+    refresh: () => void queryClient.invalidateQueries({ queryKey: tradingKeys.all }),
   };
 }
 

@@ -27,26 +27,7 @@ import { fetchEarly } from '../../lib/early-fetch';
 import { currentLanguage } from '../../i18n';
 import { queryClient } from '../../lib/query-client';
 import { useLiveConnected } from '../../lib/ws';
-
-/**
- * The client trading screen's calls (client-platform.md §7). Account queries live under ['trading', …] and
- * ['my-messages'], which the live socket marks stale on trade, balance and message events (lib/ws.ts); prices under
- * ['prices', …], which no account event touches. Polling (§9: 3 s, messages 30 s) runs only while the socket is down.
- */
-export const tradingKeys = {
-  balance: ['trading', 'balance'] as const,
-  settings: ['trading', 'client-settings'] as const,
-  open: ['trading', 'open-trades'] as const,
-  closed: (page: number) => ['trading', 'trades', 'closed', page] as const,
-  withdrawals: ['trading', 'my-withdraw-requests'] as const,
-  messages: ['my-messages'] as const,
-  demoSettings: ['prices', 'demo-settings'] as const,
-  prices: ['prices', 'latest'] as const,
-  candles: (symbol: string, interval: CandleInterval) => ['prices', 'candles', symbol, interval] as const,
-  depositMethods: ['deposit-methods'] as const,
-  /** A trade's contract audit by its URL (the client's or the staff's); under 'trading', so a settlement refreshes it. */
-  audit: (url: string) => ['trading', 'audit', url] as const,
-};
+import { tradingKeys } from './keys';
 
 /** §3 defaults, used while the account's settings load or when they fail (§8). */
 export const DEFAULT_SETTINGS: ClientSettingsResponse = {
@@ -149,7 +130,7 @@ export function useCreateWithdrawal() {
         body,
         headers: idempotent(idempotencyKey),
       }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['trading'] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: tradingKeys.all }),
   });
 }
 

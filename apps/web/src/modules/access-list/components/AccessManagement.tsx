@@ -1,18 +1,5 @@
 import type { IpWhitelistEntry } from '@brokerage/shared';
-import {
-  ActionIcon,
-  Alert,
-  Badge,
-  Button,
-  Group,
-  Loader,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  ThemeIcon,
-  Tooltip,
-} from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Paper, Stack, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconLock, IconLockOpen, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -21,6 +8,7 @@ import { errorText } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
 import { ConfirmModal } from '../../ui/ConfirmModal';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { PageHeader } from '../../ui/PageHeader';
 import { useIpWhitelist, useRemoveIp } from '../api/ipWhitelist';
 import { AddIpModal } from './AddIpModal';
@@ -76,6 +64,65 @@ export function AccessManagement() {
     });
   };
 
+  const columns: DataColumn<IpWhitelistEntry>[] = [
+    {
+      key: 'ip',
+      header: t('access.columns.ip'),
+      cell: (entry) => (
+        <Group gap="xs" wrap="nowrap">
+          <Text ff="monospace" size="sm">
+            {entry.ip_address}
+          </Text>
+          {entry.ip_address === yourIp ? (
+            <Badge size="xs" variant="light" color="green">
+              {t('access.yourIpListed')}
+            </Badge>
+          ) : null}
+        </Group>
+      ),
+    },
+    {
+      key: 'description',
+      header: t('access.columns.description'),
+      cell: (entry) => <Text size="sm">{entry.description || t('common.dash')}</Text>,
+    },
+    {
+      key: 'addedAt',
+      header: t('access.columns.addedAt'),
+      cell: (entry) => (
+        <>
+          <Text size="sm">{formatDateTime(entry.created_at, timeZone)}</Text>
+          {entry.created_by_name ? (
+            <Text size="xs" c="dimmed">
+              {t('access.addedBy', { name: entry.created_by_name })}
+            </Text>
+          ) : null}
+        </>
+      ),
+    },
+    {
+      key: 'actions',
+      header: t('access.columns.actions'),
+      align: 'right',
+      card: 'actions',
+      cell: (entry) => (
+        <Group justify="flex-end">
+          <Tooltip label={t('access.delete')}>
+            <ActionIcon
+              variant="subtle"
+              color="red"
+              aria-label={t('access.delete')}
+              onClick={() => setRemoving({ entry, open: true })}
+              data-testid="ip-delete"
+            >
+              <IconTrash size={18} />
+            </ActionIcon>
+          </Tooltip>
+        </Group>
+      ),
+    },
+  ];
+
   return (
     <>
       <PageHeader
@@ -105,81 +152,18 @@ export function AccessManagement() {
       ) : null}
 
       <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped highlightOnHover verticalSpacing="sm" data-testid="ip-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('access.columns.ip')}</Table.Th>
-                <Table.Th>{t('access.columns.description')}</Table.Th>
-                <Table.Th>{t('access.columns.addedAt')}</Table.Th>
-                <Table.Th ta="right">{t('access.columns.actions')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {whitelist.isPending ? (
-                <Table.Tr>
-                  <Table.Td colSpan={4}>
-                    <Group justify="center" gap="sm" py="md">
-                      <Loader size="sm" />
-                      <Text>{t('access.loading')}</Text>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ) : null}
-              {whitelist.isSuccess && items.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={4}>
-                    <Text ta="center" c="dimmed" py="md">
-                      {t('access.empty')}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : null}
-              {items.map((entry) => (
-                <Table.Tr key={entry.id} data-testid="ip-row">
-                  <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <Text ff="monospace" size="sm">
-                        {entry.ip_address}
-                      </Text>
-                      {entry.ip_address === yourIp ? (
-                        <Badge size="xs" variant="light" color="green">
-                          {t('access.yourIpListed')}
-                        </Badge>
-                      ) : null}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{entry.description || t('common.dash')}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{formatDateTime(entry.created_at, timeZone)}</Text>
-                    {entry.created_by_name ? (
-                      <Text size="xs" c="dimmed">
-                        {t('access.addedBy', { name: entry.created_by_name })}
-                      </Text>
-                    ) : null}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group justify="flex-end">
-                      <Tooltip label={t('access.delete')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="red"
-                          aria-label={t('access.delete')}
-                          onClick={() => setRemoving({ entry, open: true })}
-                          data-testid="ip-delete"
-                        >
-                          <IconTrash size={18} />
-                        </ActionIcon>
-                      </Tooltip>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          items={items}
+          columns={columns}
+          rowKey={(entry) => entry.id}
+          rowProps={() => ({ 'data-testid': 'ip-row' })}
+          minWidth={640}
+          testId="ip-table"
+          loading={whitelist.isPending}
+          loadingText={t('access.loading')}
+          empty={whitelist.isSuccess && items.length === 0}
+          emptyText={t('access.empty')}
+        />
         <Text size="xs" c="dimmed" mt="xs" data-testid="access-time-zone">
           {t('access.timeZone', { zone: timeZone })}
         </Text>

@@ -1,8 +1,9 @@
 import type { AffiliateToken } from '@brokerage/shared';
-import { ActionIcon, Badge, Button, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Text, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '../../../lib/format';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { useCopyFeedback } from '../hooks/useCopyFeedback';
 
 /** The masked token and its copy button, which copies the masked form and says so (D17); a check mark for 2 s. */
@@ -45,106 +46,99 @@ export function TokensTable({
   onDelete: (token: AffiliateToken) => void;
 }) {
   const { t } = useTranslation('affiliateTokens');
-  const columns = 6;
+  const columns: DataColumn<AffiliateToken>[] = [
+    {
+      key: 'name',
+      header: t('table.name'),
+      cell: (token) => (
+        <Group gap="xs" wrap="nowrap">
+          <Text size="sm" fw={500}>
+            {token.name}
+          </Text>
+          {token.is_active ? null : (
+            <Badge size="xs" color="gray" variant="light">
+              {t('table.inactive')}
+            </Badge>
+          )}
+        </Group>
+      ),
+    },
+    { key: 'token', header: t('table.token'), cell: (token) => <MaskedToken token={token} /> },
+    {
+      key: 'whitelist',
+      header: t('table.whitelist'),
+      cell: (token) => (
+        <Group gap="xs" wrap="nowrap" data-testid="token-whitelist">
+          {token.ip_whitelist.length > 0 ? (
+            <Tooltip label={token.ip_whitelist.join(', ')} multiline maw={320} withArrow>
+              <Badge variant="light" color="orange">
+                {t('table.ipCount', { count: token.ip_whitelist.length })}
+              </Badge>
+            </Tooltip>
+          ) : (
+            <Text size="sm" c="dimmed">
+              {t('table.anyIp')}
+            </Text>
+          )}
+          <Button
+            size="compact-xs"
+            variant="subtle"
+            onClick={() => onEditWhitelist(token)}
+            data-testid="token-whitelist-edit"
+          >
+            {token.ip_whitelist.length > 0 ? t('table.edit') : t('table.configure')}
+          </Button>
+        </Group>
+      ),
+    },
+    {
+      key: 'created',
+      header: t('table.created'),
+      cell: (token) => <Text size="sm">{formatDateTime(token.created_at, timeZone)}</Text>,
+    },
+    {
+      key: 'lastUsed',
+      header: t('table.lastUsed'),
+      cell: (token) => (
+        <Text size="sm" c={token.last_used ? undefined : 'dimmed'}>
+          {token.last_used ? formatDateTime(token.last_used, timeZone) : t('table.notUsed')}
+        </Text>
+      ),
+    },
+    {
+      key: 'actions',
+      header: t('table.actions'),
+      align: 'right',
+      card: 'actions',
+      cell: (token) => (
+        <Group justify="flex-end">
+          <Button
+            size="compact-sm"
+            variant="subtle"
+            color="red"
+            leftSection={<IconTrash size={14} />}
+            onClick={() => onDelete(token)}
+            data-testid="token-delete"
+          >
+            {t('table.delete')}
+          </Button>
+        </Group>
+      ),
+    },
+  ];
   return (
-    <Table.ScrollContainer minWidth={760}>
-      <Table striped highlightOnHover verticalSpacing="sm" data-testid="tokens-table">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t('table.name')}</Table.Th>
-            <Table.Th>{t('table.token')}</Table.Th>
-            <Table.Th>{t('table.whitelist')}</Table.Th>
-            <Table.Th>{t('table.created')}</Table.Th>
-            <Table.Th>{t('table.lastUsed')}</Table.Th>
-            <Table.Th ta="right">{t('table.actions')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {loading ? (
-            <Table.Tr>
-              <Table.Td colSpan={columns}>
-                <Group justify="center" gap="sm" py="md">
-                  <Loader size="sm" />
-                  <Text>{t('table.loading')}</Text>
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
-          {!loading && tokens.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={columns}>
-                <Text ta="center" c="dimmed" py="md" data-testid="tokens-empty">
-                  {t('table.empty')}
-                </Text>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
-          {tokens.map((token) => (
-            <Table.Tr key={token.id} data-testid="token-row" data-token-id={token.id}>
-              <Table.Td>
-                <Group gap="xs" wrap="nowrap">
-                  <Text size="sm" fw={500}>
-                    {token.name}
-                  </Text>
-                  {token.is_active ? null : (
-                    <Badge size="xs" color="gray" variant="light">
-                      {t('table.inactive')}
-                    </Badge>
-                  )}
-                </Group>
-              </Table.Td>
-              <Table.Td>
-                <MaskedToken token={token} />
-              </Table.Td>
-              <Table.Td>
-                <Group gap="xs" wrap="nowrap" data-testid="token-whitelist">
-                  {token.ip_whitelist.length > 0 ? (
-                    <Tooltip label={token.ip_whitelist.join(', ')} multiline maw={320} withArrow>
-                      <Badge variant="light" color="orange">
-                        {t('table.ipCount', { count: token.ip_whitelist.length })}
-                      </Badge>
-                    </Tooltip>
-                  ) : (
-                    <Text size="sm" c="dimmed">
-                      {t('table.anyIp')}
-                    </Text>
-                  )}
-                  <Button
-                    size="compact-xs"
-                    variant="subtle"
-                    onClick={() => onEditWhitelist(token)}
-                    data-testid="token-whitelist-edit"
-                  >
-                    {token.ip_whitelist.length > 0 ? t('table.edit') : t('table.configure')}
-                  </Button>
-                </Group>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{formatDateTime(token.created_at, timeZone)}</Text>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm" c={token.last_used ? undefined : 'dimmed'}>
-                  {token.last_used ? formatDateTime(token.last_used, timeZone) : t('table.notUsed')}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Group justify="flex-end">
-                  <Button
-                    size="compact-sm"
-                    variant="subtle"
-                    color="red"
-                    leftSection={<IconTrash size={14} />}
-                    onClick={() => onDelete(token)}
-                    data-testid="token-delete"
-                  >
-                    {t('table.delete')}
-                  </Button>
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      items={tokens}
+      columns={columns}
+      rowKey={(token) => token.id}
+      rowProps={(token) => ({ 'data-testid': 'token-row', 'data-token-id': token.id })}
+      minWidth={760}
+      testId="tokens-table"
+      loading={loading}
+      loadingText={t('table.loading')}
+      empty={!loading && tokens.length === 0}
+      emptyText={t('table.empty')}
+      emptyTestId="tokens-empty"
+    />
   );
 }

@@ -1,5 +1,5 @@
 import { AFFILIATE_STATUS_COLORS, type Affiliate } from '@brokerage/shared';
-import { ActionIcon, Badge, Code, Group, Paper, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Code, Group, Paper, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   IconAffiliate,
@@ -13,14 +13,13 @@ import {
 } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { TruncatedCell, TruncatedText } from '../../ui/TruncatedText';
+import { TruncatedText } from '../../ui/TruncatedText';
 import { errorText } from '../../../lib/api';
 import { formatCount } from '../../../lib/format';
 import { ConfirmModal } from '../../ui/ConfirmModal';
-import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { PageHeader } from '../../ui/PageHeader';
 import { SummaryCards } from '../../ui/SummaryCards';
-import { TableStateRows } from '../../ui/TableStateRows';
 import { useAffiliates, useDeleteAffiliate } from '../api/affiliates';
 import { AffiliateStatsModal } from './AffiliateStatsModal';
 import { EditAffiliateModal } from './EditAffiliateModal';
@@ -97,6 +96,98 @@ export function AffiliatesList() {
     });
   };
 
+  const columns: DataColumn<Affiliate>[] = [
+    {
+      key: 'name',
+      header: t('columns.name'),
+      cell: (affiliate) => (
+        <>
+          <TruncatedText value={affiliate.name} fw={600} />
+          {affiliate.description ? (
+            <Text size="xs" c="dimmed" lineClamp={1} maw={260}>
+              {affiliate.description}
+            </Text>
+          ) : null}
+        </>
+      ),
+    },
+    {
+      key: 'contact',
+      header: t('columns.contact'),
+      cell: (affiliate) => <TruncatedText value={affiliate.contact_person || tr('common.dash')} />,
+    },
+    {
+      key: 'email',
+      header: t('columns.email'),
+      cell: (affiliate) => <TruncatedText value={affiliate.contact_email || tr('common.dash')} />,
+    },
+    {
+      key: 'status',
+      header: t('columns.status'),
+      cell: (affiliate) => (
+        <Badge color={AFFILIATE_STATUS_COLORS[affiliate.status]} variant="light" data-testid="affiliate-status">
+          {t(`statuses.${affiliate.status}`)}
+        </Badge>
+      ),
+    },
+    {
+      key: 'clients',
+      header: t('columns.clients'),
+      align: 'right',
+      cellProps: { 'data-testid': 'affiliate-clients' },
+      cell: (affiliate) => formatCount(affiliate.total_clients),
+    },
+    {
+      key: 'campaigns',
+      header: t('columns.campaigns'),
+      align: 'right',
+      cellProps: { 'data-testid': 'affiliate-campaigns' },
+      cell: (affiliate) => formatCount(affiliate.campaigns.length),
+    },
+    { key: 'token', header: t('columns.token'), cell: (affiliate) => <TokenCell token={affiliate.api_token} /> },
+    {
+      key: 'actions',
+      header: t('columns.actions'),
+      card: 'actions',
+      cell: (affiliate) => (
+        <Group gap={6} wrap="nowrap">
+          <Tooltip label={t('actions.stats')} withArrow>
+            <ActionIcon
+              variant="light"
+              aria-label={t('actions.stats')}
+              onClick={() => setStats({ affiliate, opened: true })}
+              data-testid="affiliate-stats"
+            >
+              <IconChartBar size={16} />
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label={t('actions.edit')} withArrow>
+            <ActionIcon
+              variant="light"
+              color="gray"
+              aria-label={t('actions.edit')}
+              onClick={() => setEditing({ affiliate, opened: true })}
+              data-testid="affiliate-edit"
+            >
+              <IconPencil size={16} />
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label={t('actions.delete')} withArrow>
+            <ActionIcon
+              variant="light"
+              color="red"
+              aria-label={t('actions.delete')}
+              onClick={() => setDeleting({ affiliate, opened: true })}
+              data-testid="affiliate-delete"
+            >
+              <IconTrash size={16} />
+            </ActionIcon>
+          </Tooltip>
+        </Group>
+      ),
+    },
+  ];
+
   return (
     <>
       <PageHeader title={t('page.title')} subtitle={t('page.subtitle')} />
@@ -133,109 +224,30 @@ export function AffiliatesList() {
       />
 
       <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>
-        {affiliates.isError ? (
-          <LoadErrorAlert
-            title={t('loadError')}
-            error={affiliates.error}
-            onRetry={() => void affiliates.refetch()}
-            testId="affiliates-error"
-          />
-        ) : null}
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped highlightOnHover verticalSpacing="sm" data-testid="affiliates-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('columns.name')}</Table.Th>
-                <Table.Th>{t('columns.contact')}</Table.Th>
-                <Table.Th>{t('columns.email')}</Table.Th>
-                <Table.Th>{t('columns.status')}</Table.Th>
-                <Table.Th ta="right">{t('columns.clients')}</Table.Th>
-                <Table.Th ta="right">{t('columns.campaigns')}</Table.Th>
-                <Table.Th>{t('columns.token')}</Table.Th>
-                <Table.Th>{t('columns.actions')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              <TableStateRows
-                colSpan={8}
-                loading={affiliates.isPending}
-                loadingText={t('loading')}
-                empty={loaded && items.length === 0}
-                emptyText={t('empty')}
-                emptyHint={t('emptyHint')}
-                emptyTestId="affiliates-empty"
-              />
-              {items.map((affiliate) => (
-                <Table.Tr key={affiliate.id} data-testid="affiliate-row" data-affiliate-id={affiliate.id}>
-                  <Table.Td>
-                    <TruncatedText value={affiliate.name} fw={600} />
-                    {affiliate.description ? (
-                      <Text size="xs" c="dimmed" lineClamp={1} maw={260}>
-                        {affiliate.description}
-                      </Text>
-                    ) : null}
-                  </Table.Td>
-                  <TruncatedCell value={affiliate.contact_person || tr('common.dash')} />
-                  <TruncatedCell value={affiliate.contact_email || tr('common.dash')} />
-                  <Table.Td>
-                    <Badge
-                      color={AFFILIATE_STATUS_COLORS[affiliate.status]}
-                      variant="light"
-                      data-testid="affiliate-status"
-                    >
-                      {t(`statuses.${affiliate.status}`)}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right" data-testid="affiliate-clients">
-                    {formatCount(affiliate.total_clients)}
-                  </Table.Td>
-                  <Table.Td ta="right" data-testid="affiliate-campaigns">
-                    {formatCount(affiliate.campaigns.length)}
-                  </Table.Td>
-                  <Table.Td>
-                    <TokenCell token={affiliate.api_token} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={6} wrap="nowrap">
-                      <Tooltip label={t('actions.stats')} withArrow>
-                        <ActionIcon
-                          variant="light"
-                          aria-label={t('actions.stats')}
-                          onClick={() => setStats({ affiliate, opened: true })}
-                          data-testid="affiliate-stats"
-                        >
-                          <IconChartBar size={16} />
-                        </ActionIcon>
-                      </Tooltip>
-                      <Tooltip label={t('actions.edit')} withArrow>
-                        <ActionIcon
-                          variant="light"
-                          color="gray"
-                          aria-label={t('actions.edit')}
-                          onClick={() => setEditing({ affiliate, opened: true })}
-                          data-testid="affiliate-edit"
-                        >
-                          <IconPencil size={16} />
-                        </ActionIcon>
-                      </Tooltip>
-                      <Tooltip label={t('actions.delete')} withArrow>
-                        <ActionIcon
-                          variant="light"
-                          color="red"
-                          aria-label={t('actions.delete')}
-                          onClick={() => setDeleting({ affiliate, opened: true })}
-                          data-testid="affiliate-delete"
-                        >
-                          <IconTrash size={16} />
-                        </ActionIcon>
-                      </Tooltip>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          items={items}
+          columns={columns}
+          rowKey={(affiliate) => affiliate.id}
+          rowProps={(affiliate) => ({ 'data-testid': 'affiliate-row', 'data-affiliate-id': affiliate.id })}
+          minWidth={900}
+          testId="affiliates-table"
+          error={
+            affiliates.isError
+              ? {
+                  title: t('loadError'),
+                  error: affiliates.error,
+                  onRetry: () => void affiliates.refetch(),
+                  testId: 'affiliates-error',
+                }
+              : null
+          }
+          loading={affiliates.isPending}
+          loadingText={t('loading')}
+          empty={loaded && items.length === 0}
+          emptyText={t('empty')}
+          emptyHint={t('emptyHint')}
+          emptyTestId="affiliates-empty"
+        />
       </Paper>
 
       <AffiliateStatsModal

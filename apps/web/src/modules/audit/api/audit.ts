@@ -18,6 +18,7 @@ export interface AuditListParams extends AuditFilters {
 export const auditKeys = {
   all: ['audit'] as const,
   list: (params: AuditListParams) => ['audit', 'list', params] as const,
+  verify: ['audit', 'verify'] as const,
 };
 
 export function useAuditLog(params: AuditListParams) {
@@ -42,7 +43,7 @@ export function useAuditLog(params: AuditListParams) {
 /** Issue 13: the tamper-evident chain walked from its first row (GET /api/audit/verify). */
 export function useAuditChain() {
   return useQuery({
-    queryKey: [...auditKeys.all, 'verify'] as const,
+    queryKey: auditKeys.verify,
     queryFn: ({ signal }) => apiCall(auditVerifyResponseSchema, '/api/audit/verify', { signal }),
     staleTime: 60_000,
   });

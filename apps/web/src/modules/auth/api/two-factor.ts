@@ -14,7 +14,10 @@ import { queryClient } from '../../../lib/query-client';
 
 /** Staff two-factor sign-in (issue 13): the sign-in steps after the password, and enrollment from the user menu. */
 
-export const twoFactorKeys = { status: ['auth', '2fa'] as const };
+export const twoFactorKeys = {
+  status: ['auth', '2fa'] as const,
+  enroll: (challenge: string) => ['auth', '2fa', 'enroll', challenge] as const,
+};
 
 /** POST /api/auth/login/otp: a TOTP or recovery code with the password step's challenge. */
 export function useOtpLogin() {
@@ -27,7 +30,7 @@ export function useOtpLogin() {
 /** POST /api/auth/2fa/enroll: the secret and otpauth URL for a must-enroll sign-in. */
 export function useEnrollSecret(challenge: string) {
   return useQuery({
-    queryKey: ['auth', '2fa', 'enroll', challenge],
+    queryKey: twoFactorKeys.enroll(challenge),
     queryFn: () => apiCall(twoFactorSecretSchema, '/api/auth/2fa/enroll', { method: 'POST', body: { challenge } }),
     staleTime: Infinity,
     gcTime: 0,

@@ -24,11 +24,15 @@ import {
 } from '@brokerage/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiCall } from '../../../lib/api';
-import { clientKeys } from './clients';
-
-export const clientCardKeys = {
-  detail: (id: number) => ['clients', 'detail', id] as const,
-};
+import {
+  clientCardKeys,
+  clientKeys,
+  commentKeys,
+  depositIntentKeys,
+  depositKeys,
+  reminderKeys,
+  summaryKeys,
+} from '../keys';
 
 /** GET /api/clients/:id: the card's client with its source details (404 when unknown or outside the caller's scope). */
 export function useClient(id: number) {
@@ -52,11 +56,6 @@ export function useUpdateClient(id: number) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: clientKeys.all }),
   });
 }
-
-export const depositKeys = {
-  all: ['deposits'] as const,
-  forClient: (clientId: number) => ['deposits', 'client', clientId] as const,
-};
 
 /** GET /api/deposits?client_id=: the card's deposits, newest first, with the server's summary. */
 export function useClientDeposits(clientId: number) {
@@ -103,10 +102,6 @@ export function useDeleteDeposit(clientId: number) {
   });
 }
 
-export const commentKeys = {
-  forClient: (clientId: number) => ['comments', 'client', clientId] as const,
-};
-
 /** GET /api/clients/:id/comments: the card's comments. */
 export function useClientComments(clientId: number) {
   return useQuery({
@@ -143,11 +138,6 @@ export function usePinComment(clientId: number) {
     onSettled: invalidate,
   });
 }
-
-export const reminderKeys = {
-  all: ['reminders'] as const,
-  forClient: (clientId: number) => ['reminders', 'client', clientId] as const,
-};
 
 /** GET /api/clients/:id/reminders: the first page; the card shows five and counts the rest. */
 export function useClientReminders(clientId: number) {
@@ -197,10 +187,6 @@ export function useDeleteReminder() {
     onSettled: invalidate,
   });
 }
-
-export const summaryKeys = {
-  forClient: (clientId: number) => ['clients', 'summary', clientId] as const,
-};
 
 /** GET /api/clients/:id/summary: the statistics sidebar, the trading account id and the first three requests. */
 export function useClientSummary(clientId: number) {
@@ -253,10 +239,6 @@ export function useChangeClientPassword(clientId: number) {
       }),
   });
 }
-
-export const depositIntentKeys = {
-  forClient: (clientId: number) => ['clients', 'deposit-intents', clientId] as const,
-};
 
 /** GET /api/clients/:id/deposit-intents (D21): the client's confirmed top-ups, newest first; not money. */
 export function useClientDepositIntents(clientId: number) {

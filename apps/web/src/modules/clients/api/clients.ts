@@ -10,12 +10,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { apiCall, withQuery, type QueryValue } from '../../../lib/api';
 import { currentLanguage } from '../../../i18n';
 import { clientsQuery, type ClientsQueryInput } from '../list-state';
-
-export const clientKeys = {
-  all: ['clients'] as const,
-  list: (query: ReturnType<typeof clientsQuery>) => ['clients', 'list', query] as const,
-  filterOptions: ['clients', 'filter-options'] as const,
-};
+import { clientKeys } from '../keys';
 
 /**
  * GET /api/clients/filter-options: the countries, campaigns and (for the affiliates filter's roles) affiliates of the

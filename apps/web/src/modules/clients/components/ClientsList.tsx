@@ -12,7 +12,7 @@ import {
   Tooltip,
   VisuallyHidden,
 } from '@mantine/core';
-import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
+import { useDebouncedValue } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import {
   IconFileSpreadsheet,
@@ -31,7 +31,7 @@ import { formatCount } from '../../../lib/format';
 import { STORAGE_KEYS, localStore } from '../../../lib/storage-keys';
 import type { CurrentUser } from '../../auth/api/session';
 import { useCurrentUser } from '../../auth/current-user';
-import { MOBILE_QUERY } from '../../layout/media';
+import { useIsPhone } from '../../ui/media';
 import { useStaffOptions } from '../../staff/api/staff';
 import type { CompactOption } from '../../ui/CompactMultiSelect';
 import { PageHeader } from '../../ui/PageHeader';
@@ -50,7 +50,6 @@ import {
 } from '../list-state';
 import { AddClientModal } from './AddClientModal';
 import { BulkAssignModal } from './BulkAssignModal';
-import { ClientCards } from './ClientCards';
 import { ClientsFilters } from './ClientsFilters';
 import { ClientsTable, clientCardPath } from './ClientsTable';
 
@@ -112,7 +111,7 @@ export function ClientsList() {
   const mayExport = can(user.role, 'clients.export');
   const sortLabel = (field: ClientSortField) =>
     field === 'ftd' || field === 'affiliate_id' ? tc(CLIENT_BASE_SORT_LABEL_KEYS[field]) : t(SORT_LABEL_KEYS[field]);
-  const isPhone = useMediaQuery(MOBILE_QUERY, false, { getInitialValueInEffect: false }) ?? false;
+  const isPhone = useIsPhone();
 
   const [stored, setStored] = useState<ClientsListState>(() =>
     parseClientsListState(localStore.get(STORAGE_KEYS.clientsPageFilters)),
@@ -376,11 +375,7 @@ export function ClientsList() {
         {failed ? null : (
           <>
             <div style={{ opacity: clients.isPlaceholderData ? 0.6 : 1, transition: 'opacity 150ms' }}>
-              {isPhone ? (
-                <ClientCards {...view} />
-              ) : (
-                <ClientsTable {...view} sort={state.sort} order={state.order} onSort={sortBy} selection={selection} />
-              )}
+              <ClientsTable {...view} sort={state.sort} order={state.order} onSort={sortBy} selection={selection} />
             </div>
             {total ? (
               <Text size="sm" c="dimmed" mt="sm" data-testid="clients-shown">

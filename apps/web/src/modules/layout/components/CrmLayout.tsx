@@ -9,7 +9,7 @@ import { FailedAttemptsNotice } from '../../auth/components/FailedAttemptsNotice
 import { useCurrentUser } from '../../auth/current-user';
 import { ThemeToggle } from '../../ui/ThemeToggle';
 import { useSwipeLeft } from '../hooks/useSwipeLeft';
-import { MOBILE_QUERY } from '../media';
+import { MOBILE_QUERY } from '../../ui/media';
 import { pageTitleKey } from '../page-title';
 import { NotificationsBell } from '../../notifications/components/NotificationsBell';
 import { MenuFooter } from './MenuFooter';

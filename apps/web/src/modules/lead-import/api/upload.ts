@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import i18n, { currentLanguage } from '../../../i18n';
 import { ApiError } from '../../../lib/api';
 import { readDetail } from '../../../lib/error-detail';
-import { clientKeys } from '../../clients/api/clients';
+import { clientKeys } from '../../clients/keys';
 
 export interface UploadProgress {
   /** Bytes of the request sent so far, and in all (the multipart body: the file and a few hundred bytes around it). */

@@ -7,12 +7,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiCall } from '../../../lib/api';
 import { useLiveConnected } from '../../../lib/ws';
-
-/** The live socket's 'notification.new' invalidates this prefix (lib/ws.ts). */
-export const notificationKeys = {
-  all: ['notifications'] as const,
-  list: ['notifications', 'list'] as const,
-};
+import { notificationKeys } from '../keys';
 
 /** How many the panel shows (the newest). */
 export const PANEL_SIZE = 30;

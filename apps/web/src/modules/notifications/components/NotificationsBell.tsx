@@ -22,19 +22,10 @@ import { DEFAULT_BUSINESS_TIME_ZONE } from '../../../lib/format';
 import { connectLive, onLiveMessage } from '../../../lib/ws';
 import { CurrentUserContext } from '../../auth/current-user';
 import { ErrorBox } from '../../ui/ErrorBox';
+import { useNow } from '../../ui/use-now';
 import { useDeleteNotification, useMarkAllRead, useMarkRead, useNotifications } from '../api/notifications';
 import { badgeText, notificationMessage, notificationTitle, relativeTime } from '../format';
 import { useReminderAlerts } from '../reminder-alerts';
-
-/** Re-renders every 30 s so relative times move on. */
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = window.setInterval(() => setNow(Date.now()), 30_000);
-    return () => window.clearInterval(id);
-  }, []);
-  return now;
-}
 
 function Item({
   n,
@@ -142,7 +133,7 @@ export function NotificationsBell({
   const list = useNotifications();
   const markAll = useMarkAllRead();
   const [opened, setOpened] = useState(false);
-  const now = useNow();
+  const now = useNow(30_000);
   useReminderAlerts(timeZone);
   // New notifications arrive over the live socket (D11, D12); connecting is idempotent.
   useEffect(() => connectLive(), []);

@@ -1,6 +1,7 @@
 import { remindersResponseSchema } from '@brokerage/shared';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { apiCall } from '../../../lib/api';
+import { reminderKeys } from '../../clients/keys';
 import { periodDays, type CalendarFilters } from '../period';
 
 export { DEFAULT_FILTERS, periodDays, type CalendarFilters, type Period } from '../period';
@@ -16,7 +17,7 @@ export function useCalendarReminders(f: CalendarFilters) {
     ...(f.manager ? { created_by: f.manager } : {}),
   };
   return useQuery({
-    queryKey: ['reminders', 'calendar', query] as const,
+    queryKey: reminderKeys.calendar(query),
     queryFn: ({ signal }) => apiCall(remindersResponseSchema, '/api/reminders', { query, signal }),
     placeholderData: keepPreviousData,
   });

@@ -18,6 +18,7 @@ import {
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiCall } from '../../../lib/api';
+import { tradingAdminKeys, voidRequestKeys } from '../keys';
 
 export type BalanceBucket = (typeof BALANCE_BUCKETS)[number];
 
@@ -28,19 +29,6 @@ export interface AccountsListParams {
   status: AccountStatus | null;
   balance: BalanceBucket | null;
 }
-
-export const tradingAdminKeys = {
-  all: ['trading-admin'] as const,
-  lists: ['trading-admin', 'accounts'] as const,
-  list: (params: AccountsListParams) => ['trading-admin', 'accounts', params] as const,
-  /** Everything of one account: its detail, active trades and ledger pages (invalidated together). */
-  account: (accountId: number) => ['trading-admin', 'account', accountId] as const,
-  detail: (accountId: number) => ['trading-admin', 'account', accountId, 'detail'] as const,
-  activeTrades: (accountId: number) => ['trading-admin', 'account', accountId, 'active-trades'] as const,
-  ledger: (accountId: number, page: number, perPage: number) =>
-    ['trading-admin', 'account', accountId, 'ledger', { page, perPage }] as const,
-  prices: ['prices', 'latest'] as const,
-};
 
 const accountPath = (accountId: number) => `/api/trading/admin/accounts/${accountId}`;
 
@@ -149,7 +137,8 @@ export function useVoidTrade(accountId: number) {
   return useMutation({
     mutationFn: (body: VoidTradeRequest) =>
       apiCall(tradeVoidRequestSchema, `${accountPath(accountId)}/void-trade`, { method: 'POST', body }),
-    onSuccess: () => Promise.all([changed(accountId), queryClient.invalidateQueries({ queryKey: ['void-requests'] })]),
+    onSuccess: () =>
+      Promise.all([changed(accountId), queryClient.invalidateQueries({ queryKey: voidRequestKeys.all })]),
   });
 }
 

@@ -1,15 +1,8 @@
 import { tradeVoidRequestSchema, voidRequestsResponseSchema, type VoidRequestStatus } from '@brokerage/shared';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiCall } from '../../../lib/api';
-
-/**
- * Voids waiting for a second staff member (issue 20 finding 11): the 'Подтверждения' tab of /crm/applications lists
- * them beside the manual credits; the account detail shows its own (pendingVoids of the account's answer).
- */
-export const voidRequestKeys = {
-  all: ['void-requests'] as const,
-  list: (query: Record<string, string | number | undefined>) => ['void-requests', 'list', query] as const,
-};
+import { clientKeys } from '../../clients/keys';
+import { tradingAdminKeys, voidRequestKeys } from '../keys';
 
 export function useVoidRequests(
   params: { status?: VoidRequestStatus; page?: number; perPage?: number },
@@ -30,8 +23,8 @@ function useVoidsChanged() {
   return () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: voidRequestKeys.all }),
-      queryClient.invalidateQueries({ queryKey: ['trading-admin'] }),
-      queryClient.invalidateQueries({ queryKey: ['clients'] }),
+      queryClient.invalidateQueries({ queryKey: tradingAdminKeys.all }),
+      queryClient.invalidateQueries({ queryKey: clientKeys.all }),
     ]);
 }
 

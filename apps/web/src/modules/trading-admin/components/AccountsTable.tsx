@@ -1,9 +1,10 @@
 import type { TradingAccount } from '@brokerage/shared';
-import { ActionIcon, Badge, Button, Group, Loader, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, SimpleGrid, Stack, Text, Tooltip } from '@mantine/core';
 import { IconEye, IconLock, IconLockOpen } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatCount, formatDateTime, formatMoney } from '../../../lib/format';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { TruncatedText } from '../../ui/TruncatedText';
 import { AccountStatusBadge } from './AccountStatusBadge';
 import { SignedMoney } from './SignedMoney';
@@ -53,129 +54,173 @@ export function StatusActionButton({
   );
 }
 
-/** §2.16 table: Клиент, Баланс, Прибыль, Активные сделки, Статус, Последняя активность, Действия. */
+/**
+ * §2.16 table: Клиент, Баланс, Прибыль, Активные сделки, Статус, Последняя активность, Действия; on phones each account
+ * as a card (the client heading it, the status beside, the figures as pairs, the two buttons under them).
+ */
 export function AccountsTable({ items, loading, timeZone, listSearch, pendingId, onStatusAction }: AccountsViewProps) {
   const { t } = useTranslation();
-  const columns = 7;
-  return (
-    <Table.ScrollContainer minWidth={960}>
-      <Table striped highlightOnHover verticalSpacing="sm" data-testid="accounts-table">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t('tradingAccounts.columns.client')}</Table.Th>
-            <Table.Th>{t('tradingAccounts.columns.balance')}</Table.Th>
-            <Table.Th>{t('tradingAccounts.columns.profit')}</Table.Th>
-            <Table.Th>{t('tradingAccounts.columns.activeTrades')}</Table.Th>
-            <Table.Th>{t('tradingAccounts.columns.status')}</Table.Th>
-            <Table.Th>{t('tradingAccounts.columns.lastActivity')}</Table.Th>
-            <Table.Th ta="right">{t('tradingAccounts.columns.actions')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {loading && items.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={columns}>
-                <Group justify="center" gap="sm" py="md" role="status">
-                  <Loader size="sm" />
-                  <Text>{t('tradingAccounts.loading')}</Text>
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
-          {!loading && items.length === 0 ? (
-            <Table.Tr>
-              <Table.Td colSpan={columns}>
-                <Text ta="center" c="dimmed" py="md" data-testid="accounts-empty">
-                  {t('tradingAccounts.empty')}
-                </Text>
-              </Table.Td>
-            </Table.Tr>
-          ) : null}
-          {items.map((account) => (
-            <Table.Tr
-              key={account.id}
-              data-testid="account-row"
-              data-account-id={account.id}
-              data-email={account.client_email}
+  const dash = t('common.dash');
+  const statusButton = (account: TradingAccount, fullWidth?: boolean) => (
+    <StatusActionButton
+      account={account}
+      pending={pendingId === account.id}
+      onClick={() => onStatusAction(account)}
+      fullWidth={fullWidth}
+    />
+  );
+  const columns: DataColumn<TradingAccount>[] = [
+    {
+      key: 'client',
+      header: t('tradingAccounts.columns.client'),
+      card: 'title',
+      cell: (account) => (
+        <>
+          <TruncatedText value={account.client_name || dash} fw={500} data-testid="account-client-name">
+            <Link
+              to={accountPath(account.id)}
+              state={{ listSearch }}
+              style={{ color: 'inherit', textDecoration: 'none' }}
             >
-              <Table.Td>
-                <TruncatedText
-                  value={account.client_name || t('common.dash')}
-                  fw={500}
-                  data-testid="account-client-name"
-                >
-                  <Link
-                    to={accountPath(account.id)}
-                    state={{ listSearch }}
-                    style={{ color: 'inherit', textDecoration: 'none' }}
-                  >
-                    {account.client_name || t('common.dash')}
-                  </Link>
-                </TruncatedText>
-                <Text size="xs" c="dimmed" ff="monospace">
-                  {t('tradingAccounts.clientId', { id: account.client_id })}
-                </Text>
-                <TruncatedText value={account.client_email} size="xs" c="dimmed" />
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm" fw={500} data-testid="account-balance">
-                  {formatMoney(account.balance)}
-                </Text>
-                <Text size="xs" c="dimmed">
-                  {t('tradingAccounts.totalInvested', { amount: formatMoney(account.total_invested) })}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <SignedMoney amount={account.total_profit} size="sm" />
-                <Text size="xs" c="dimmed">
-                  {t('tradingAccounts.trades', { count: account.total_trades })}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Stack gap={2} align="flex-start">
-                  <Text size="sm" fw={500}>
-                    {formatCount(account.active_trades_count)}
-                  </Text>
-                  {account.active_trades_count > 0 ? (
-                    <Badge size="xs" color="orange" variant="light">
-                      {t('tradingAccounts.inProgress')}
-                    </Badge>
-                  ) : null}
-                </Stack>
-              </Table.Td>
-              <Table.Td>
-                <AccountStatusBadge status={account.status} />
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">
-                  {account.last_activity ? formatDateTime(account.last_activity, timeZone) : t('tradingAccounts.never')}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Group gap="xs" justify="flex-end" wrap="nowrap">
-                  <Tooltip label={t('tradingAccounts.details')}>
-                    <ActionIcon
-                      component={Link}
-                      to={accountPath(account.id)}
-                      state={{ listSearch }}
-                      variant="subtle"
-                      aria-label={t('tradingAccounts.details')}
-                      data-testid="account-details"
-                    >
-                      <IconEye size={18} />
-                    </ActionIcon>
-                  </Tooltip>
-                  <StatusActionButton
-                    account={account}
-                    pending={pendingId === account.id}
-                    onClick={() => onStatusAction(account)}
-                  />
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+              {account.client_name || dash}
+            </Link>
+          </TruncatedText>
+          <Text size="xs" c="dimmed" ff="monospace">
+            {t('tradingAccounts.clientId', { id: account.client_id })}
+          </Text>
+          <TruncatedText value={account.client_email} size="xs" c="dimmed" />
+        </>
+      ),
+      cardCell: (account) => (
+        <>
+          <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+            {account.client_name || dash}
+          </Text>
+          <Text size="xs" c="dimmed" ff="monospace">
+            {t('tradingAccounts.clientId', { id: account.client_id })}
+          </Text>
+          <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+            {account.client_email}
+          </Text>
+        </>
+      ),
+    },
+    {
+      key: 'balance',
+      header: t('tradingAccounts.columns.balance'),
+      cell: (account) => (
+        <>
+          <Text size="sm" fw={500} data-testid="account-balance">
+            {formatMoney(account.balance)}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t('tradingAccounts.totalInvested', { amount: formatMoney(account.total_invested) })}
+          </Text>
+        </>
+      ),
+    },
+    {
+      key: 'profit',
+      header: t('tradingAccounts.columns.profit'),
+      cell: (account) => (
+        <>
+          <SignedMoney amount={account.total_profit} size="sm" />
+          <Text size="xs" c="dimmed">
+            {t('tradingAccounts.trades', { count: account.total_trades })}
+          </Text>
+        </>
+      ),
+    },
+    {
+      key: 'active',
+      header: t('tradingAccounts.columns.activeTrades'),
+      cell: (account) => (
+        <Stack gap={2} align="flex-start">
+          <Text size="sm" fw={500}>
+            {formatCount(account.active_trades_count)}
+          </Text>
+          {account.active_trades_count > 0 ? (
+            <Badge size="xs" color="orange" variant="light">
+              {t('tradingAccounts.inProgress')}
+            </Badge>
+          ) : null}
+        </Stack>
+      ),
+    },
+    {
+      key: 'status',
+      header: t('tradingAccounts.columns.status'),
+      card: 'aside',
+      cell: (account) => <AccountStatusBadge status={account.status} />,
+    },
+    {
+      key: 'lastActivity',
+      header: t('tradingAccounts.columns.lastActivity'),
+      cell: (account) => (
+        <Text size="sm">
+          {account.last_activity ? formatDateTime(account.last_activity, timeZone) : t('tradingAccounts.never')}
+        </Text>
+      ),
+    },
+    {
+      key: 'actions',
+      header: t('tradingAccounts.columns.actions'),
+      align: 'right',
+      card: 'actions',
+      cell: (account) => (
+        <Group gap="xs" justify="flex-end" wrap="nowrap">
+          <Tooltip label={t('tradingAccounts.details')}>
+            <ActionIcon
+              component={Link}
+              to={accountPath(account.id)}
+              state={{ listSearch }}
+              variant="subtle"
+              aria-label={t('tradingAccounts.details')}
+              data-testid="account-details"
+            >
+              <IconEye size={18} />
+            </ActionIcon>
+          </Tooltip>
+          {statusButton(account)}
+        </Group>
+      ),
+      cardCell: (account) => (
+        <SimpleGrid cols={2} spacing="xs">
+          <Button
+            component={Link}
+            to={accountPath(account.id)}
+            state={{ listSearch }}
+            size="compact-sm"
+            variant="default"
+            leftSection={<IconEye size={14} />}
+            data-testid="account-details"
+          >
+            {t('tradingAccounts.details')}
+          </Button>
+          {statusButton(account, true)}
+        </SimpleGrid>
+      ),
+    },
+  ];
+  return (
+    <DataTable
+      items={items}
+      columns={columns}
+      rowKey={(account) => account.id}
+      rowProps={(account) => ({
+        'data-testid': 'account-row',
+        'data-account-id': account.id,
+        'data-email': account.client_email,
+      })}
+      minWidth={960}
+      testId="accounts-table"
+      cards
+      cardsTestId="accounts-cards"
+      loading={loading && items.length === 0}
+      loadingText={t('tradingAccounts.loading')}
+      empty={!loading && items.length === 0}
+      emptyText={t('tradingAccounts.empty')}
+      emptyTestId="accounts-empty"
+    />
   );
 }

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { formatMoney } from '../../../lib/format';
 import { Field } from '../../ui/Field';
 import { formatPrice, inTheMoney, potentialProfit } from '../format';
-import { useIsPhone } from '../media';
+import { useIsPhone } from '../../ui/media';
 import { RemainingTime } from './RemainingTime';
 import { StaffTradeAudit, auditRowProps } from './StaffTradeAudit';
 import { TradeDirection } from './TradeDirection';

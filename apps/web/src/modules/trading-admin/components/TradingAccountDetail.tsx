@@ -19,16 +19,11 @@ import { formatCount, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
 import { PageHeader } from '../../ui/PageHeader';
 import { StatCard } from '../../ui/StatCard';
-import {
-  tradingAdminKeys,
-  useActiveTrades,
-  useLatestPrices,
-  useTradingAccount,
-  useVoidTrade,
-} from '../api/trading-admin';
+import { useActiveTrades, useLatestPrices, useTradingAccount, useVoidTrade } from '../api/trading-admin';
 import { failureReason } from '../failure-text';
+import { tradingAdminKeys } from '../keys';
 import { useAccountPollInterval, usePricePollInterval } from '../live-updates';
-import { useNow } from '../use-now';
+import { useNow } from '../../ui/use-now';
 import { AccountStatusBadge } from './AccountStatusBadge';
 import { ActiveTradesCard } from './ActiveTradesCard';
 import { BalanceModal } from './BalanceModal';

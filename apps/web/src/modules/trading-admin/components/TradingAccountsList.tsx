@@ -21,8 +21,6 @@ import {
   parseAccountsListParams,
 } from '../list-state';
 import { useAccountPollInterval } from '../live-updates';
-import { useIsPhone } from '../media';
-import { AccountCards } from './AccountCards';
 import { AccountsStats } from './AccountsStats';
 import { AccountsTable } from './AccountsTable';
 import { StatusConfirmModal } from './StatusConfirmModal';
@@ -38,7 +36,6 @@ interface Dialog {
 export function TradingAccountsList() {
   const { t } = useTranslation();
   const user = useCurrentUser();
-  const isPhone = useIsPhone();
   const [searchParams, setSearchParams] = useSearchParams();
   const state = parseAccountsListParams(searchParams);
   const listSearch = searchParams.toString() ? `?${searchParams.toString()}` : '';
@@ -183,7 +180,7 @@ export function TradingAccountsList() {
         {failed ? null : (
           <>
             <div style={{ opacity: accounts.isPlaceholderData ? 0.6 : 1, transition: 'opacity 150ms' }}>
-              {isPhone ? <AccountCards {...view} /> : <AccountsTable {...view} />}
+              <AccountsTable {...view} />
             </div>
             <Text size="sm" c="dimmed" mt="md" data-testid="accounts-shown">
               {t('tradingAccounts.shown', { shown: items.length, total })}

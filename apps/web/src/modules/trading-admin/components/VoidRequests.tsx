@@ -10,7 +10,7 @@ import { Field } from '../../ui/Field';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { TablePager } from '../../ui/TablePager';
 import { useVoidRequests } from '../api/void-requests';
-import { useIsPhone } from '../media';
+import { useIsPhone } from '../../ui/media';
 import { TradeDirection } from './TradeDirection';
 import { VoidRequestActionModal, type VoidTarget } from './VoidRequestActionModal';
 

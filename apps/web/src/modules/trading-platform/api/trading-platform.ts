@@ -11,12 +11,7 @@ import {
 } from '@brokerage/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, apiCall } from '../../../lib/api';
-
-export const tradingPlatformKeys = {
-  depositMethods: ['deposit-methods', 'all'] as const,
-  clientSearch: (search: string) => ['clients', 'message-search', search] as const,
-  messages: (clientId: number) => ['client-messages', clientId] as const,
-};
+import { tradingPlatformKeys } from '../keys';
 
 /** GET /api/deposit-methods/all: every method, enabled or not (the staff view). */
 export function useDepositMethods() {

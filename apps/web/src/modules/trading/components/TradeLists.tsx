@@ -1,6 +1,6 @@
 import { findAsset, formatDuration, type Trade } from '@brokerage/shared';
 import { Alert, Badge, Button, Card, Group, Pagination, Paper, Stack, Text, Title } from '@mantine/core';
-import { useEffect, useState, type KeyboardEvent } from 'react';
+import type { KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { currentLanguage } from '../../../i18n';
 import { formatDateTime } from '../../../lib/format';
@@ -9,18 +9,10 @@ import { HISTORY_PAGE_SIZE } from '../api';
 import { useAuditOpener, type AuditedTrade } from '../audit-context';
 import { latestQuote, usePriceVersion } from '../price-feed';
 import { countdownColour, formatCountdown, formatPrice, signedUsd, tradeStanding, usd } from '../rules';
+import { useNow } from '../../ui/use-now';
 import classes from './trading.module.css';
 
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(id);
-  }, []);
-  return now;
-}
 
 function decimalsOf(symbol: string): number {
   return findAsset(symbol)?.decimals ?? 5;
@@ -149,7 +141,7 @@ export function OpenTradeCard({ trade, now }: { trade: OpenTrade; now: number })
 
 export function OpenTradesList({ trades, loading = false }: { trades: OpenTrade[]; loading?: boolean }) {
   const { t } = useTranslation('platform');
-  const now = useNow();
+  const now = useNow(1000);
   usePriceVersion();
   if (loading) {
     return (

@@ -1,15 +1,9 @@
 import { manualCreditSchema, manualCreditsResponseSchema, type ManualCreditStatus } from '@brokerage/shared';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiCall } from '../../../lib/api';
-
-/**
- * Manual credits waiting for a second staff member (decisions.md D20): the 'Подтверждения' tab of /crm/applications,
- * and the pending credits the account detail and the client's deposits card show.
- */
-export const manualCreditKeys = {
-  all: ['manual-credits'] as const,
-  list: (query: Record<string, string | number | undefined>) => ['manual-credits', 'list', query] as const,
-};
+import { clientKeys, depositKeys } from '../../clients/keys';
+import { tradingAdminKeys } from '../../trading-admin/keys';
+import { manualCreditKeys } from '../keys';
 
 export function useManualCredits(
   params: { status?: ManualCreditStatus; page?: number; perPage?: number; clientId?: number },
@@ -35,9 +29,9 @@ function useCreditsChanged() {
   return () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: manualCreditKeys.all }),
-      queryClient.invalidateQueries({ queryKey: ['trading-admin'] }),
-      queryClient.invalidateQueries({ queryKey: ['clients'] }),
-      queryClient.invalidateQueries({ queryKey: ['deposits'] }),
+      queryClient.invalidateQueries({ queryKey: tradingAdminKeys.all }),
+      queryClient.invalidateQueries({ queryKey: clientKeys.all }),
+      queryClient.invalidateQueries({ queryKey: depositKeys.all }),
     ]);
 }
 

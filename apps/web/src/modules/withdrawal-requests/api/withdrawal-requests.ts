@@ -8,6 +8,7 @@ import {
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiCall, type QueryValue } from '../../../lib/api';
+import { withdrawalKeys } from '../keys';
 
 /** What the page filters by (§2.9); dates are days in the business time zone, both ends included. */
 export interface WithdrawalFilters {
@@ -24,11 +25,6 @@ export const EMPTY_WITHDRAWAL_FILTERS: WithdrawalFilters = {
   processedBy: null,
   dateFrom: null,
   dateTo: null,
-};
-
-export const withdrawalKeys = {
-  all: ['withdraw-requests'] as const,
-  list: (query: Record<string, QueryValue>) => ['withdraw-requests', 'list', query] as const,
 };
 
 export function withdrawalsQuery(filters: WithdrawalFilters, page: number, perPage: number) {

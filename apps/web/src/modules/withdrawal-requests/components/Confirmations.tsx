@@ -1,6 +1,5 @@
 import { can, type ManualCredit } from '@brokerage/shared';
 import { Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
@@ -9,7 +8,7 @@ import { Link } from 'react-router';
 import { errorText } from '../../../lib/api';
 import { formatAge, formatDateTime, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
-import { MOBILE_QUERY } from '../../layout/media';
+import { useIsPhone } from '../../ui/media';
 import { ConfirmModal } from '../../ui/ConfirmModal';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { TablePager } from '../../ui/TablePager';
@@ -129,7 +128,7 @@ function CreditActionModal({ target, onClose }: { target: Target; onClose: () =>
 export function Confirmations() {
   const { t } = useTranslation();
   const user = useCurrentUser();
-  const isPhone = useMediaQuery(MOBILE_QUERY, false, { getInitialValueInEffect: false }) ?? false;
+  const isPhone = useIsPhone();
   const [page, setPage] = useState(1);
   const [perPage, setPerPage] = useState(50);
   const [target, setTarget] = useState<Target>(null);

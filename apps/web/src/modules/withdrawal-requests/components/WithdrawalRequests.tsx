@@ -1,7 +1,7 @@
 import { WITHDRAW_STATUSES, can, type StaffWithdrawRequest, type WithdrawStatus } from '@brokerage/shared';
 import { Badge, Button, Group, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { DateInput } from '@mantine/dates';
-import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
+import { useDebouncedValue } from '@mantine/hooks';
 import {
   IconAlertCircle,
   IconCash,
@@ -16,7 +16,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { formatDateTime, formatMoney } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
-import { MOBILE_QUERY } from '../../layout/media';
+import { useIsPhone } from '../../ui/media';
 import { useStaffOptions } from '../../staff/api/staff';
 import { LoadErrorAlert } from '../../ui/LoadErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
@@ -239,7 +239,7 @@ function RequestsTab() {
   const [page, setPage] = useState(1);
   const [perPage, setPerPage] = useState(50);
   const [target, setTarget] = useState<Target>(null);
-  const isPhone = useMediaQuery(MOBILE_QUERY, false, { getInitialValueInEffect: false }) ?? false;
+  const isPhone = useIsPhone();
   const [debouncedSearch] = useDebouncedValue(filters.search, 300);
   const staff = useStaffOptions();
   const requests = useWithdrawalRequests({ ...filters, search: debouncedSearch }, page, perPage);

@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
 
-/** The current time in ms, ticking every `intervalMs` while `active` (the remaining-time countdown ticks every second). */
+/**
+ * The current time in ms, ticking every `intervalMs` while `active`: the countdowns of trades tick every second, the
+ * notifications' relative times every 30 s.
+ */
 export function useNow(intervalMs: number, active = true): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {

@@ -6,9 +6,14 @@
  * first chart needs: the session check and the first candles start here, and the trading chunk downloads beside the
  * application's instead of after it (apiRequest takes the early answers, lib/early-fetch.ts).
  */
+import { config as zodConfig } from 'zod/v4/core';
 import { fetchEarly } from './lib/early-fetch';
 import { DEFAULT_LANGUAGE, LANGUAGES } from './i18n/languages';
 import { localStore, STORAGE_KEYS } from './lib/storage-keys';
+
+// The shared schemas validate here too: zod must not probe `new Function`, which the CSP (no 'unsafe-eval') reports
+// as a violation even though zod catches it (issue 28 §3).
+zodConfig({ jitless: true });
 
 const path = window.location.pathname;
 if (path === '/') void import('./areas/site/boot');

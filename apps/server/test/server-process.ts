@@ -10,11 +10,12 @@ import { sql } from 'kysely';
 import { postEntry } from '../src/modules/ledger/service.js';
 import { LEASES } from '../src/platform/bus/leader.js';
 import type { Db } from '../src/platform/db/index.js';
+import { ensureServerBundle } from './server-bundle.js';
 
 /**
  * A real server process, started as production starts it (`node --import tsx apps/server/src/main.ts`), for the tests
  * that need separate processes (several servers over one PostgreSQL, SIGKILL mid-work) and for the browser tests and
- * benches (e2e/support/server.ts).
+ * benches (e2e/support/server.ts), which start it from the bundle (server-bundle.ts) instead.
  */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -62,13 +63,32 @@ export async function startServerProcess(
     onOutput?: (text: string) => void;
     /** How long it may take to say it is serving (60 s by default). */
     startTimeoutMs?: number;
+    /**
+     * Start the bundled server with plain node (apps/server/dist/main.js, rebuilt first if a source file is newer)
+     * instead of compiling the sources with tsx on every start.
+     */
+    bundle?: boolean;
+    /**
+     * A data directory (a server's, stopped) copied into the one this server uses (`env.DATA_DIR` or its own) before
+     * it starts, when that one is empty: it then starts on that database instead of creating one.
+     */
+    dataFrom?: string;
   } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), options.tmpPrefix ?? 'brokerage-server-'));
   const name = `server-${++started}`;
+  if (options.dataFrom) {
+    const target = env.DATA_DIR ?? dataDir;
+    if (!fs.existsSync(target) || fs.readdirSync(target).length === 0) {
+      fs.cpSync(options.dataFrom, target, { recursive: true });
+    }
+  }
+  const args = options.bundle
+    ? ['--enable-source-maps', await ensureServerBundle()]
+    : ['--import', 'tsx', 'apps/server/src/main.ts'];
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -11,6 +11,8 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: 'forks',
+          // Migrates one template database per kind; every test database is cloned from it (issue 28 §4).
+          globalSetup: ['apps/server/test/global-setup.ts'],
         },
       },
       { test: { name: 'web', include: ['apps/web/test/**/*.test.ts'] } },

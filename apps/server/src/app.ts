@@ -19,7 +19,7 @@ import {
   registerJsonParser,
   registerNotFound,
 } from './platform/http/error-handler.js';
-import { loggerOptions } from './platform/http/logging.js';
+import { loggerOptions, type LogStream } from './platform/http/logging.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { registerSecurityHeaders } from './platform/http/security.js';
 import { registerRequestTimeouts } from './platform/http/timeouts.js';
@@ -86,12 +86,19 @@ export interface BuildAppOptions {
   database: DbHandle;
   /** The event bus; by default LISTEN/NOTIFY on PostgreSQL with DATABASE_URL, in-process otherwise. */
   bus?: EventBus;
+  /** Where the log lines go instead of stdout (tests read them there). */
+  logStream?: LogStream;
 }
 
 /** The one place where every module is registered; main.ts and the tests both build the app here. */
-export async function buildApp({ config, database, bus: givenBus }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  bus: givenBus,
+  logStream,
+}: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(config.LOG_LEVEL),
+    logger: loggerOptions(config.LOG_LEVEL, logStream),
     trustProxy: config.trustProxy,
     bodyLimit: 256 * 1024,
     // HEAD on every GET route (a load balancer's or a monitor's probe), under the GET's access (platform/auth/guard.ts).

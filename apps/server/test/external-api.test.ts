@@ -2,22 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AffiliateToken } from '@brokerage/shared';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 
-/** Every log line the apps of this file write, captured from the server's own logger settings. */
-const logLines = vi.hoisted(() => [] as string[]);
-vi.mock('../src/platform/http/logging.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/platform/http/logging.js')>();
-  return {
-    ...real,
-    loggerOptions: (level: string) => {
-      const options = real.loggerOptions(level);
-      if (!options || typeof options !== 'object') return options;
-      return { ...options, stream: { write: (line: string) => void logLines.push(line) } };
-    },
-  };
-});
+/** Every log line the apps of this file write: the server's own logger settings, into buildApp's `logStream`. */
+const logLines: string[] = [];
+const logStream = { write: (line: string) => void logLines.push(line) };
 
 /** The rate limit of this suite's app: small enough to pass in a test, large enough for every other token here. */
 const RATE = 30;
@@ -31,11 +21,15 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
   beforeAll(async () => {
     logLines.length = 0;
     // A reverse proxy on this machine: its X-Forwarded-For is believed, anyone else's is not.
-    t = await createTestApp(kind, {
-      LOG_LEVEL: 'info',
-      EXTERNAL_RATE_PER_MINUTE: String(RATE),
-      TRUST_PROXY: '127.0.0.1',
-    });
+    t = await createTestApp(
+      kind,
+      {
+        LOG_LEVEL: 'info',
+        EXTERNAL_RATE_PER_MINUTE: String(RATE),
+        TRUST_PROXY: '127.0.0.1',
+      },
+      { logStream },
+    );
     admin = (await t.userWithToken('admin')).token;
   });
   afterAll(() => t.close());

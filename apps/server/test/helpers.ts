@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Role } from '@brokerage/shared';
 import { departmentOfRole } from '@brokerage/shared';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -8,6 +10,8 @@ import { loadConfig, type Config } from '../src/config.js';
 import { migrate, openDb, type Db, type DbHandle } from '../src/platform/db/index.js';
 import { hashPassword } from '../src/platform/auth/passwords.js';
 import { runCli } from '../src/cli.js';
+import type { LogStream } from '../src/platform/http/logging.js';
+import { PG_TEMPLATE_ENV, PGLITE_DUMP_ENV } from './global-setup.js';
 
 export type DbKind = 'pglite' | 'postgres';
 
@@ -21,26 +25,39 @@ export function dbKinds(): DbKind[] {
   return ['pglite'];
 }
 
+/** The migrated data directory of global-setup.ts, read once per process. */
+let pgliteTemplate: Promise<Blob> | undefined;
+
 /**
  * A fresh, migrated database of the given kind; PostgreSQL ones are created here and dropped by `close`.
  * `dataDir` keeps an embedded database in that directory (so the command line can open it after `close`).
+ * Under vitest both start from what global-setup.ts migrated once: an in-memory PGlite loads its dumped data
+ * directory (a file-backed one too, unpacked into `dataDir`), a PostgreSQL database is created from its template.
+ * Outside vitest (the benches) the database is migrated here.
  */
 export async function freshDatabase(kind: DbKind, dataDir?: string): Promise<DbHandle & { url?: string }> {
   if (kind === 'pglite') {
+    const dump = process.env[PGLITE_DUMP_ENV];
+    // A file-backed database opened again (`reopen`) is not new: it is only checked to be migrated, below.
+    if (dump && !(dataDir && fs.existsSync(path.join(dataDir, 'pgdata', 'PG_VERSION')))) {
+      pgliteTemplate ??= fs.promises.readFile(dump).then((bytes) => new Blob([bytes]));
+      return openDb({ dataDir: dataDir ?? 'memory', loadDataDir: await pgliteTemplate });
+    }
     const handle = await openDb({ dataDir: dataDir ?? 'memory' });
     await migrate(handle.db);
     return handle;
   }
   const adminUrl = process.env.TEST_DATABASE_URL!;
+  const template = process.env[PG_TEMPLATE_ENV];
   const name = `brokerage_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const handle = await openDb({ databaseUrl: url.toString(), dataDir: 'memory', poolSize: 5 });
-  await migrate(handle.db);
+  if (!template) await migrate(handle.db);
   return {
     ...handle,
     url: url.toString(),
@@ -104,6 +121,8 @@ export interface TestApp {
 export interface TestAppOptions {
   /** Keep the embedded database in this directory instead of memory (PGlite only). */
   dataDir?: string;
+  /** Where the app's log lines go instead of stdout (with a LOG_LEVEL other than the tests' `silent`). */
+  logStream?: LogStream;
 }
 
 let counter = 0;
@@ -116,7 +135,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const database = await freshDatabase(kind, options.dataDir);
   const config = testConfig(env);
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config, database, ...(options.logStream ? { logStream: options.logStream } : {}) });
   await app.ready();
   passwordHash ??= hashPassword(PASSWORD);
 

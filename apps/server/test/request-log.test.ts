@@ -1,22 +1,12 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { loggerOptions, queryNames, redactUrl, withoutQueries } from '../src/platform/http/logging.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 
-/** Every log line the apps of this file write: the server's own logger settings, into a destination stream here. */
-const logLines = vi.hoisted(() => [] as string[]);
-vi.mock('../src/platform/http/logging.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/platform/http/logging.js')>();
-  return {
-    ...real,
-    loggerOptions: (level: string) => {
-      const options = real.loggerOptions(level);
-      if (!options || typeof options !== 'object') return options;
-      return { ...options, stream: { write: (line: string) => void logLines.push(line) } };
-    },
-  };
-});
+/** Every log line the apps of this file write: the server's own logger settings, into buildApp's `logStream`. */
+const logLines: string[] = [];
+const logStream = { write: (line: string) => void logLines.push(line) };
 
 /** The request lines of the log ("incoming request"), parsed. */
 const requestLines = () =>
@@ -45,8 +35,8 @@ describe('query names in logs', () => {
 
   it('a logged database error keeps its code but not its detail, which names the row’s values', () => {
     const lines: string[] = [];
-    // The server's settings (this file's mock only adds a stream, left out here for one of the test's own).
-    const { stream: _ignored, ...options } = loggerOptions('error') as pino.LoggerOptions & { stream?: unknown };
+    // The server's settings, into a stream of the test's own.
+    const options = loggerOptions('error') as pino.LoggerOptions;
     const log = pino(options, { write: (line: string) => void lines.push(line) });
     const err = Object.assign(new Error('duplicate key value violates unique constraint "users_email_key"'), {
       code: '23505',
@@ -75,7 +65,7 @@ describe.each(dbKinds())('request logs on %s', (kind) => {
   let affiliateToken: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind, { LOG_LEVEL: 'info' });
+    t = await createTestApp(kind, { LOG_LEVEL: 'info' }, { logStream });
     staff = (await t.userWithToken('superadmin')).token;
     const created = await t.inject({ method: 'POST', url: '/api/affiliate-tokens?name=LogPartner', token: staff });
     expect(created.statusCode, created.body).toBe(201);
@@ -142,7 +132,7 @@ describe.each(dbKinds())('the log line of a timed-out request on %s', (kind) => 
   let staff: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind, { LOG_LEVEL: 'info', REQUEST_TIMEOUT_MS: '500' });
+    t = await createTestApp(kind, { LOG_LEVEL: 'info', REQUEST_TIMEOUT_MS: '500' }, { logStream });
     staff = (await t.userWithToken('superadmin')).token;
     // The session is looked up once before the database is held below.
     expect((await t.inject({ method: 'GET', url: '/api/clients?page=1', token: staff })).statusCode).toBe(200);

@@ -2,25 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { VERSION, buildApp } from '../src/app.js';
 import { loggerOptions, redactUrl } from '../src/platform/http/logging.js';
 import { PASSWORD, createTestApp, dbKinds, freshDatabase, testConfig, type TestApp } from './helpers.js';
 
-/** Every log line the apps of this file write, captured from the server's own logger settings. */
-const logLines = vi.hoisted(() => [] as string[]);
-vi.mock('../src/platform/http/logging.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/platform/http/logging.js')>();
-  return {
-    ...real,
-    loggerOptions: (level: string) => {
-      const options = real.loggerOptions(level);
-      if (!options || typeof options !== 'object') return options;
-      return { ...options, stream: { write: (line: string) => void logLines.push(line) } };
-    },
-  };
-});
+/** Every log line the apps of this file write: the server's own logger settings, into buildApp's `logStream`. */
+const logLines: string[] = [];
+const logStream = { write: (line: string) => void logLines.push(line) };
 
 const INDEX_HTML =
   '<!doctype html><html><head><script type="module" src="/assets/app-1a2b.js"></script></head><body><div id="root"></div></body></html>';
@@ -264,7 +254,7 @@ describe('log redaction', () => {
 describe.each(dbKinds())('what the server logs on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp(kind, { LOG_LEVEL: 'info' });
+    t = await createTestApp(kind, { LOG_LEVEL: 'info' }, { logStream });
   });
   afterAll(() => t.close());
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SecretsVault } from '../src/platform/crypto/vault.js';
 import { monthIn } from '../src/modules/withdrawals/service.js';
 import { reconcile } from '../src/modules/ledger/service.js';
@@ -9,19 +9,9 @@ import { seedDemoData } from '../src/seed/demo.js';
 import { createTestApp, dbKinds, freshDatabase, type TestApp } from './helpers.js';
 import { balanceCents, expectLedgerConsistent, fund, registerClient, type TestClient } from './trading-helpers.js';
 
-/** Every log line the apps of this file write, captured from the server's own logger settings. */
-const logLines = vi.hoisted(() => [] as string[]);
-vi.mock('../src/platform/http/logging.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/platform/http/logging.js')>();
-  return {
-    ...real,
-    loggerOptions: (level: string) => {
-      const options = real.loggerOptions(level);
-      if (!options || typeof options !== 'object') return options;
-      return { ...options, stream: { write: (line: string) => void logLines.push(line) } };
-    },
-  };
-});
+/** Every log line the apps of this file write: the server's own logger settings, into buildApp's `logStream`. */
+const logLines: string[] = [];
+const logStream = { write: (line: string) => void logLines.push(line) };
 
 const KEY = randomBytes(32).toString('base64');
 const TZ = 'Europe/Kyiv';
@@ -88,7 +78,11 @@ describe.each(dbKinds())('withdrawal requests on %s', (kind) => {
 
   beforeAll(async () => {
     logLines.length = 0;
-    t = await createTestApp(kind, { CARD_ENCRYPTION_KEY: KEY, LOG_LEVEL: 'debug', LOGIN_RATE_PER_MINUTE: '100000' });
+    t = await createTestApp(
+      kind,
+      { CARD_ENCRYPTION_KEY: KEY, LOG_LEVEL: 'debug', LOGIN_RATE_PER_MINUTE: '100000' },
+      { logStream },
+    );
     superadmin = await t.userWithToken('superadmin');
     retentionManager = await t.userWithToken('retention_manager');
     otherManager = await t.userWithToken('retention_manager');

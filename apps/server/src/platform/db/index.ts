@@ -56,6 +56,8 @@ export interface OpenDbOptions {
   statementTimeoutMs?: number;
   /** Where a lost connection is reported; by default one line on stderr. */
   onConnectionError?: (err: Error) => void;
+  /** Embedded, new database: start from this data directory dump (`dumpDataDir`) instead of an empty one (tests). */
+  loadDataDir?: Blob;
 }
 
 /** pg_trgm (contrib, bundled with PGlite) backs the clients search indexes of migration 0005. */
@@ -90,12 +92,13 @@ export async function openDb(options: OpenDbOptions): Promise<DbHandle> {
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   let pglite: PGlite;
+  const load = options.loadDataDir ? { loadDataDir: options.loadDataDir } : {};
   if (options.dataDir === 'memory') {
-    pglite = new PGlite({ extensions });
+    pglite = new PGlite({ extensions, ...load });
   } else {
     const dir = path.join(options.dataDir, 'pgdata');
     fs.mkdirSync(dir, { recursive: true });
-    pglite = new PGlite(dir, { extensions });
+    pglite = new PGlite(dir, { extensions, ...load });
   }
   await pglite.waitReady;
   const db = new Kysely<Database>({ dialect: withAuditChain(new PGliteDialect(pglite)) });

@@ -85,14 +85,20 @@ function errorWithoutQueries(err: Error): Error {
   return copy;
 }
 
+/** Where log lines go instead of stdout (tests read them): pino's destination, one JSON line per `write`. */
+export interface LogStream {
+  write(line: string): void;
+}
+
 /**
  * pino settings: request lines carry method, path, query parameter names, IP and status, never query values,
  * headers or bodies, and any field named like a secret is censored wherever it appears.
  */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string, stream?: LogStream): FastifyServerOptions['logger'] {
   if (level === 'silent') return false;
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: {
       paths: [
         'password',

@@ -105,6 +105,15 @@ describe.each(dbKinds())('manual credits on %s', (kind) => {
     });
     expect(detail.json().pendingCredits.map((p: { id: number }) => p.id)).toEqual([creditId]);
     expect(detail.json().account.balance).toBe(0);
+    // Who may be the second person is the server's answer on each row (D20): not its author, and finance.approve.
+    const rowFor = async (token: string) =>
+      ((await pending(token, `&client_id=${c.clientId}`)).json().items as { id: number }[]).find(
+        (i) => i.id === creditId,
+      );
+    expect(await rowFor(superadmin.token)).toMatchObject({ can_confirm: false, confirm_blocked: 'manual_credit_own' });
+    expect(await rowFor(admin.token)).toMatchObject({ can_confirm: true, confirm_blocked: null });
+    expect(await rowFor(lead.token)).toMatchObject({ can_confirm: false, confirm_blocked: 'forbidden' });
+    expect(detail.json().pendingCredits[0]).toMatchObject({ can_confirm: false, confirm_blocked: 'forbidden' });
 
     const own = await confirm(creditId, superadmin.token, 5000);
     expect(own.statusCode).toBe(409);

@@ -139,6 +139,13 @@ describe.each(dbKinds())('trade void requests on %s', (kind) => {
     expect(twice.statusCode).toBe(409);
     expect(twice.json().code).toBe('void_request_pending');
 
+    // Who may confirm is the server's answer on each row (D20): not its requester, and finance.approve.
+    expect(asked.json()).toMatchObject({ can_confirm: false, confirm_blocked: 'void_request_own' });
+    const rowFor = async (token: string) =>
+      ((await list(token, 'pending')).json().items as { id: number }[]).find((i) => i.id === requestId);
+    expect(await rowFor(admin.token)).toMatchObject({ can_confirm: true, confirm_blocked: null });
+    expect(await rowFor(manager.token)).toMatchObject({ can_confirm: false, confirm_blocked: 'forbidden' });
+
     const own = await confirm(requestId, superadmin.token);
     expect(own.statusCode, own.body).toBe(409);
     expect(own.json().code).toBe('void_request_own');

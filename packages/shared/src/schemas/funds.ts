@@ -351,8 +351,13 @@ export const manualCreditSchema = z.object({
   ledger_entry_id: z.number().int().nullable(),
   /** Issue 20 finding 2: the credit that replaced this cancelled one when its deposit's amount was edited. */
   replaced_by: z.number().int().nullable(),
+  /** Whether the viewer may confirm (or cancel) it: a pending credit, not their own, and finance.approve (D20). */
+  can_confirm: z.boolean(),
+  /** Why not, for a pending one: the code a confirmation would be refused with. */
+  confirm_blocked: z.enum(['manual_credit_own', 'forbidden']).nullable(),
 });
 export type ManualCredit = z.infer<typeof manualCreditSchema>;
+export type ManualCreditConfirmBlock = NonNullable<ManualCredit['confirm_blocked']>;
 
 export const manualCreditsQuerySchema = z.strictObject({
   ...pageQuery,

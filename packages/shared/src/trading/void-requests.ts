@@ -39,6 +39,10 @@ export const tradeVoidRequestSchema = z.object({
   reject_reason: z.string().nullable(),
   /** The trade_refund entry a confirmation posted. */
   ledger_entry_id: z.number().int().nullable(),
+  /** Whether the viewer may confirm (or reject) it: a pending request, not their own, and finance.approve (D20). */
+  can_confirm: z.boolean(),
+  /** Why not, for a pending one: the code a confirmation would be refused with. */
+  confirm_blocked: z.enum(['void_request_own', 'forbidden']).nullable(),
 });
 export type TradeVoidRequest = z.infer<typeof tradeVoidRequestSchema>;
 

@@ -5,6 +5,7 @@ import {
   type CancelManualCreditRequest,
   type ConfirmManualCreditRequest,
   type ManualCredit,
+  type ManualCreditConfirmBlock,
   type ManualCreditKind,
   type ManualCreditsQuery,
   type ManualCreditsResponse,
@@ -13,6 +14,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
+import { secondPersonBlock } from '../../platform/access/four-eyes.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
@@ -177,7 +179,8 @@ type CreditRow = Awaited<ReturnType<ReturnType<typeof withColumns>['executeTakeF
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-function toCredit(r: CreditRow): ManualCredit {
+function toCredit(r: CreditRow, actor: Actor): ManualCredit {
+  const blocked = r.status === 'pending' ? confirmBlocked(actor, r.created_by) : null;
   return {
     id: Number(r.id),
     kind: r.kind,
@@ -200,13 +203,21 @@ function toCredit(r: CreditRow): ManualCredit {
     cancel_reason: r.cancel_reason,
     ledger_entry_id: r.ledger_entry_id === null ? null : Number(r.ledger_entry_id),
     replaced_by: r.replaced_by === null ? null : Number(r.replaced_by),
+    can_confirm: r.status === 'pending' && blocked === null,
+    confirm_blocked: blocked,
   };
+}
+
+/** Why the actor may not confirm (or cancel) a credit: its author, or a role that may not approve (D20). */
+function confirmBlocked(actor: Actor, authorId: string | null): ManualCreditConfirmBlock | null {
+  const block = secondPersonBlock(actor, authorId);
+  return block === 'own_request' ? 'manual_credit_own' : block === 'not_an_approver' ? 'forbidden' : null;
 }
 
 async function creditView(db: Db, actor: Actor, id: number): Promise<ManualCredit> {
   const row = await withColumns(db, actor).where('mc.id', '=', id).executeTakeFirst();
   if (!row) throw new HttpError(404, 'manual_credit_not_found');
-  return toCredit(row);
+  return toCredit(row, actor);
 }
 
 /** GET /api/manual-credits: the credits of the clients in scope, of one status (pending: oldest first). */
@@ -236,7 +247,7 @@ export async function listManualCredits(
       .execute(),
   ]);
   return {
-    items: items.map(toCredit),
+    items: items.map((r) => toCredit(r, actor)),
     total: Number(total),
     pending_count: Number(pending.n),
     pending_amount: centsToDollars(pending.cents),
@@ -260,7 +271,7 @@ export async function pendingCreditsOfAccount(db: Db, actor: Actor, accountId: n
     .orderBy('mc.created_at')
     .orderBy('mc.id')
     .execute();
-  return rows.map(toCredit);
+  return rows.map((r) => toCredit(r, actor));
 }
 
 /**
@@ -306,7 +317,7 @@ export async function confirmManualCredit(
   if (seenCents === null) throw new HttpError(400, 'balance_amount_invalid');
   const result = await deps.db.transaction().execute(async (trx) => {
     const { credit, identityVerified } = await lockCredit(trx, actor, id);
-    if (credit.created_by !== null && credit.created_by === actor.id) throw new HttpError(409, 'manual_credit_own');
+    if (secondPersonBlock(actor, credit.created_by) === 'own_request') throw new HttpError(409, 'manual_credit_own');
     if (credit.status === 'cancelled' && credit.replaced_by !== null) {
       // The deposit's amount was edited while it waited: name the amount its newest credit asks for.
       let replacement: { amount_cents: string | number; replaced_by: string | number | null } = credit;

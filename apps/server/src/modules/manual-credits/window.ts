@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { fourEyesApplies, needsSecondPerson } from '../../platform/access/four-eyes.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import type { Trx } from '../../platform/db/types.js';
 
@@ -59,9 +60,10 @@ export async function creditWaits(
   thresholdCents: number,
   options: { exceptDepositId?: number } = {},
 ): Promise<boolean> {
-  if (thresholdCents <= 0 || actor.role === 'system' || cents <= 0) return false;
-  if (cents > thresholdCents) return true;
-  return (await unconfirmedCreditsCents(trx, clientId, options)) + cents > thresholdCents;
+  if (!fourEyesApplies({ actor, cents, thresholdCents })) return false;
+  if (cents > thresholdCents) return true; // above it on its own: the window need not be read
+  const windowCents = await unconfirmedCreditsCents(trx, clientId, options);
+  return needsSecondPerson({ actor, cents, windowCents, thresholdCents });
 }
 
 /** Locks the client row of a trading account (the order every deposit write takes: client, then account). */

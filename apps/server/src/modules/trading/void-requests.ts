@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
+import { secondPersonBlock } from '../../platform/access/four-eyes.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
 import type { EventBus } from '../../platform/bus/index.js';
@@ -100,7 +101,9 @@ type RequestRow = Awaited<ReturnType<ReturnType<typeof withColumns>['executeTake
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-function toView(r: RequestRow): TradeVoidRequest {
+function toView(r: RequestRow, actor: Actor): TradeVoidRequest {
+  const block = r.status === 'pending' ? secondPersonBlock(actor, r.requested_by) : null;
+  const blocked = block === 'own_request' ? 'void_request_own' : block === 'not_an_approver' ? 'forbidden' : null;
   return {
     id: Number(r.id),
     status: r.status,
@@ -123,13 +126,15 @@ function toView(r: RequestRow): TradeVoidRequest {
     decided_at: iso(r.decided_at),
     reject_reason: r.reject_reason,
     ledger_entry_id: r.ledger_entry_id === null ? null : Number(r.ledger_entry_id),
+    can_confirm: r.status === 'pending' && blocked === null,
+    confirm_blocked: blocked,
   };
 }
 
 async function requestView(db: Db, actor: Actor, id: number, now: Date): Promise<TradeVoidRequest> {
   const row = await withColumns(scopedRequests(db, actor), now).where('vr.id', '=', id).executeTakeFirst();
   if (!row) throw new HttpError(404, 'void_request_not_found');
-  return toView(row);
+  return toView(row, actor);
 }
 
 /**
@@ -249,7 +254,7 @@ export async function listVoidRequests(
       .offset((query.page - 1) * query.per_page)
       .execute(),
   ]);
-  return { items: items.map(toView), total: Number(total), pending_count: Number(pending.n) };
+  return { items: items.map((r) => toView(r, actor)), total: Number(total), pending_count: Number(pending.n) };
 }
 
 /** The account's voids waiting for confirmation (trade active, before its expiry): the account detail, oldest first. */
@@ -266,7 +271,7 @@ export async function pendingVoidsOfAccount(
     .orderBy('vr.requested_at')
     .orderBy('vr.id')
     .execute();
-  return rows.map(toView);
+  return rows.map((r) => toView(r, actor));
 }
 
 /** 404 unless the request exists and its client is in the actor's scope; its trade id. */
@@ -306,9 +311,7 @@ export async function confirmVoidRequest(deps: VoidRequestDeps, actor: Actor, id
       .forUpdate()
       .executeTakeFirstOrThrow();
     const request = await lockRequest(trx, id);
-    if (request.requested_by !== null && request.requested_by === actor.id) {
-      throw new HttpError(409, 'void_request_own');
-    }
+    if (secondPersonBlock(actor, request.requested_by) === 'own_request') throw new HttpError(409, 'void_request_own');
     const now = deps.now();
     if (request.status === 'confirmed')
       return { lapsed: false, accountId: null, view: await requestView(trx, actor, id, now) };

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import { actorFromUser, type Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
+import { needsSecondPerson, secondPersonBlock } from '../../platform/access/four-eyes.js';
 
 /**
  * Who may approve a withdrawal request, and why not (issue 9 finding 2, D20, issue 20 findings 1, 3 and 4). One set of
@@ -270,9 +271,12 @@ export async function approvalDecisions(
     const awaiting = r.status === 'awaiting_second_approval';
     const twoStep =
       awaiting ||
-      (thresholdCents > 0 &&
-        actor.role !== 'system' &&
-        Number(r.amount_cents) + (recent.get(clientId) ?? 0) > thresholdCents);
+      needsSecondPerson({
+        actor,
+        cents: Number(r.amount_cents),
+        windowCents: recent.get(clientId) ?? 0,
+        thresholdCents,
+      });
     const free = approvers.filter((id) => !involved.has(id));
     // Approvers alone cannot finish it: a one-step request with none free, a two-step one with fewer than two.
     const needsOthers = !awaiting && free.length < (twoStep ? 2 : 1);
@@ -309,10 +313,10 @@ export async function approvalDecisions(
 
     let blocked: WithdrawApproveBlock | null = null;
     const mine = actor.id ? involved.get(actor.id) : undefined;
-    if (awaiting && actor.id !== null && r.first_approved_by === actor.id) blocked = 'withdraw_second_approver_same';
-    else if (awaiting && actor.role !== 'system' && !can(actor.role, 'finance.approve')) {
-      blocked = 'withdraw_second_approval_forbidden';
-    } else if (mine) blocked = `withdraw_approver_${mine}`;
+    const second = awaiting ? secondPersonBlock(actor, r.first_approved_by) : null;
+    if (second === 'own_request') blocked = 'withdraw_second_approver_same';
+    else if (second === 'not_an_approver') blocked = 'withdraw_second_approval_forbidden';
+    else if (mine) blocked = `withdraw_approver_${mine}`;
     else if (!awaiting && twoStep && free.every((id) => id === actor.id)) blocked = 'withdraw_no_second_approver';
     decisions.set(Number(r.id), {
       needs_second_approval: twoStep,

@@ -21,7 +21,8 @@ import { VoidRequestActionModal, type VoidTarget } from './VoidRequestActionModa
 function VoidActions({ request, onAct }: { request: TradeVoidRequest; onAct: (target: VoidTarget) => void }) {
   const { t } = useTranslation();
   const user = useCurrentUser();
-  const own = request.requested_by === user.id;
+  // Whether this person may be the second one is the server's answer (D20), not restated here.
+  const own = request.confirm_blocked === 'void_request_own';
   if (own && can(user.role, 'trading.manage')) {
     return (
       <Group gap={6} wrap="nowrap">

@@ -30,10 +30,10 @@ function CreditActions({ credit, onAct }: { credit: ManualCredit; onAct: (target
   const { t } = useTranslation();
   const user = useCurrentUser();
   if (!can(user.role, 'finance.approve')) return <Text size="sm">{t('common.dash')}</Text>;
-  const own = credit.created_by === user.id;
+  // Whether this person may be the second one is the server's answer (D20), not restated here.
   return (
     <Group gap={6} wrap="nowrap">
-      {own ? (
+      {!credit.can_confirm && credit.confirm_blocked === 'manual_credit_own' ? (
         <Text size="xs" c="dimmed" data-testid="credit-own">
           {t('credits.own')}
         </Text>

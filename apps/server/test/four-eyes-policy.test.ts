@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { needsSecondPerson, secondPersonBlock } from '../src/platform/access/four-eyes.js';
+import { needsSecondPerson, secondPersonBlock, type FourEyesActor } from '../src/platform/access/four-eyes.js';
 
 /** The one four-eyes policy (D20) that withdrawals, manual credits and voids ask. */
 describe('the four-eyes policy', () => {
@@ -8,7 +8,7 @@ describe('the four-eyes policy', () => {
   const system = { id: null, role: 'system' as const };
 
   it('asks for a second person once the window with this amount passes the threshold', () => {
-    const at = (cents: number, windowCents: number, thresholdCents = 100_000, actor = admin) =>
+    const at = (cents: number, windowCents: number, thresholdCents = 100_000, actor: FourEyesActor = admin) =>
       needsSecondPerson({ actor, cents, windowCents, thresholdCents });
     expect(at(100_000, 0)).toBe(false); // at the threshold: one person
     expect(at(100_001, 0)).toBe(true);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailField, missingOrWrongType, optionalText, pageQuery, requiredText } from './common.js';
+import { EMAIL_MAX, emailField, missingOrWrongType, optionalText, pageQuery, requiredText } from './common.js';
 
 /** Client (lead) statuses of back-office.md §4 with their colours; labels live in the web's translation files. */
 export const CLIENT_STATUSES = [
@@ -156,13 +156,26 @@ export type ClientFilterOptions = z.infer<typeof clientFilterOptionsSchema>;
 
 // ---------------------------------------------------------------- writing clients (back-office.md §2.5, §2.6, §4, §5)
 
+/**
+ * The longest value of each lead field, wherever a lead is written: the add-client form and the card (below), and the
+ * lead file import (its rows are refused past these).
+ */
+export const CLIENT_FIELD_MAX = {
+  name: 200,
+  email: EMAIL_MAX,
+  phone: 40,
+  country: 80,
+  campaign: 200,
+  source: 200,
+} as const;
+
 /** Add client (§5): name, email, phone and country required after trimming; campaign optional; status new by default. */
 export const clientCreateSchema = z.strictObject({
-  name: requiredText(200),
+  name: requiredText(CLIENT_FIELD_MAX.name),
   email: emailField,
-  phone: requiredText(40),
-  country: requiredText(80),
-  campaign: optionalText(200).optional(),
+  phone: requiredText(CLIENT_FIELD_MAX.phone),
+  country: requiredText(CLIENT_FIELD_MAX.country),
+  campaign: optionalText(CLIENT_FIELD_MAX.campaign).optional(),
   status: z.enum(CLIENT_STATUSES, { error: 'invalid_value' }).default('new'),
 });
 export type ClientCreate = z.infer<typeof clientCreateSchema>;
@@ -173,12 +186,12 @@ export type ClientCreate = z.infer<typeof clientCreateSchema>;
  */
 export const clientUpdateSchema = z
   .strictObject({
-    name: requiredText(200).optional(),
+    name: requiredText(CLIENT_FIELD_MAX.name).optional(),
     email: emailField.optional(),
-    phone: requiredText(40).optional(),
-    country: requiredText(80).optional(),
-    campaign: optionalText(200).optional(),
-    source: optionalText(200).optional(),
+    phone: requiredText(CLIENT_FIELD_MAX.phone).optional(),
+    country: requiredText(CLIENT_FIELD_MAX.country).optional(),
+    campaign: optionalText(CLIENT_FIELD_MAX.campaign).optional(),
+    source: optionalText(CLIENT_FIELD_MAX.source).optional(),
     status: z.enum(CLIENT_STATUSES, { error: 'invalid_value' }).optional(),
     notes: optionalText(5000).optional(),
     assigned_manager: z.uuid({ error: 'invalid_value' }).nullable().optional(),

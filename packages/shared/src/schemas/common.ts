@@ -18,11 +18,14 @@ export const optionalText = (max: number) =>
     .trim()
     .max(max, { error: `max_length:${max}` });
 
+/** The longest e-mail address (RFC 5321's path limit less the brackets). */
+export const EMAIL_MAX = 254;
+
 export const emailField = z
   .string({ error: missingOrWrongType })
   .trim()
   .min(1, { error: 'required' })
-  .max(254, { error: 'max_length:254' })
+  .max(EMAIL_MAX, { error: `max_length:${EMAIL_MAX}` })
   .pipe(z.email({ error: 'invalid_email' }))
   .transform((v) => v.toLowerCase());
 

@@ -1,5 +1,6 @@
 import {
   settleTrade,
+  DEPOSIT_INTENT_MIN_DOLLARS,
   checkWithdrawal,
   centsToDollars,
   dollarsToCents,
@@ -106,13 +107,11 @@ export function tradeProblem(input: TradeCheckInput): Problem | null {
   return null;
 }
 
-export const DEPOSIT_MIN_DOLLARS = 10;
-
 /** §5 deposit, in order: amount missing or under $10; no method chosen. */
 export function depositProblem(amount: string, methodId: string | null): Problem | null {
   const value = parseAmount(amount);
-  if (value === null || value < DEPOSIT_MIN_DOLLARS)
-    return { code: 'deposit_min', params: { min: `$${DEPOSIT_MIN_DOLLARS}` } };
+  if (value === null || value < DEPOSIT_INTENT_MIN_DOLLARS)
+    return { code: 'deposit_min', params: { min: `$${DEPOSIT_INTENT_MIN_DOLLARS}` } };
   if (!methodId) return { code: 'deposit_method' };
   return null;
 }

@@ -1,4 +1,4 @@
-import { LEAD_IMPORT_REJECTED_KEPT, normalisePhone } from '@brokerage/shared';
+import { CLIENT_FIELD_MAX, LEAD_IMPORT_REJECTED_KEPT, normalisePhone } from '@brokerage/shared';
 import { z } from 'zod';
 import { HttpError } from '../../../platform/http/errors.js';
 import { FIELD_LABEL, matchHeader, REQUIRED_FIELDS, type LeadField } from './headers.js';
@@ -28,15 +28,8 @@ export interface SheetRow {
   columns?: readonly number[];
 }
 
-/** The longest value of each field, as the add-client form allows (shared clientCreateSchema). */
-export const FIELD_MAX: Record<LeadField, number> = {
-  name: 200,
-  email: 254,
-  phone: 40,
-  country: 80,
-  campaign: 200,
-  source: 200,
-};
+/** The longest value of each field: the add-client form's (shared CLIENT_FIELD_MAX). */
+export const FIELD_MAX: Readonly<Record<LeadField, number>> = CLIENT_FIELD_MAX;
 
 /** The e-mail rule of the add-client form (zod's), so a file and the form accept the same addresses. */
 const EMAIL = z.regexes.email;

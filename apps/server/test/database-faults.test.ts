@@ -46,7 +46,7 @@ describe.each(dbKinds())('health checks on %s (issue 21 §5)', (kind) => {
   it('GET /api/health is readiness (the database answered), GET /api/health/live liveness', async () => {
     const ready = await t.inject({ method: 'GET', url: '/api/health' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ok', db: 'ok', version: expect.any(String) });
+    expect(ready.json()).toEqual({ status: 'ok', db: 'ok', migrations: 'current', version: expect.any(String) });
     const live = await t.inject({ method: 'GET', url: '/api/health/live' });
     expect(live.statusCode).toBe(200);
     expect(live.json()).toEqual({ status: 'ok', version: expect.any(String) });

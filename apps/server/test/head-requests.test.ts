@@ -1,5 +1,7 @@
 import { API_ROUTES } from '@brokerage/shared';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATEST_MIGRATION } from '../src/platform/db/index.js';
 import { createTestApp, type TestApp } from './helpers.js';
 
 /**
@@ -27,6 +29,25 @@ describe('HEAD requests', () => {
       expect(head.body, url).toBe('');
       expect(head.headers['content-type'], url).toBe(get.headers['content-type']);
     }
+  });
+
+  it('is not ready while the database lacks a migration this build knows, and ready again once it has it', async () => {
+    // The migration table is kysely's own (not in the app's types): plain SQL.
+    const removed = await sql<{ name: string; timestamp: string }>`
+      delete from kysely_migration where name = ${LATEST_MIGRATION} returning name, timestamp`.execute(t.db);
+    expect(removed.rows).toHaveLength(1);
+    try {
+      const behind = await t.inject({ method: 'GET', url: '/api/health' });
+      expect(behind.statusCode).toBe(503);
+      expect(behind.json()).toMatchObject({ status: 'degraded', db: 'ok', migrations: 'behind' });
+      expect((await t.inject({ method: 'HEAD', url: '/api/health' })).statusCode).toBe(503);
+      // Liveness does not ask the database: the process still answers.
+      expect((await t.inject({ method: 'GET', url: '/api/health/live' })).statusCode).toBe(200);
+    } finally {
+      const { name, timestamp } = removed.rows[0]!;
+      await sql`insert into kysely_migration (name, timestamp) values (${name}, ${timestamp})`.execute(t.db);
+    }
+    expect((await t.inject({ method: 'GET', url: '/api/health' })).json()).toMatchObject({ migrations: 'current' });
   });
 
   it('keeps the access rules of the GET: no session 401, a session 200 with no body', async () => {

@@ -47,7 +47,7 @@ describe.each(dbKinds())('security headers on %s', (kind) => {
   it('answers GET /api/health with the status, the database and the version', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', db: 'ok', version: VERSION });
+    expect(res.json()).toEqual({ status: 'ok', db: 'ok', migrations: 'current', version: VERSION });
     expectSecurityHeaders(res, 'health');
     expect(res.headers['cache-control']).toBe('no-store');
   });

@@ -4,6 +4,8 @@ import { z } from 'zod';
 export const healthResponseSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   db: z.enum(['ok', 'down']),
+  /** Whether the database has every migration this build knows ('unknown' while it does not answer). */
+  migrations: z.enum(['current', 'behind', 'unknown']),
   version: z.string(),
 });
 

@@ -1,5 +1,5 @@
 import { healthResponseSchema, livenessResponseSchema } from '@brokerage/shared';
-import { sql } from 'kysely';
+import { migrationsCurrent } from '../../platform/db/index.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 
@@ -9,15 +9,18 @@ import type { AppDeps } from '../../platform/deps.js';
  */
 export const READINESS_DB_TIMEOUT_MS = 1500;
 
-/** Whether `select 1` answers within `ms`; a late answer or failure is dropped (never an unhandled rejection). */
-async function databaseAnswers(deps: AppDeps, ms: number): Promise<boolean> {
+/**
+ * Whether the database answers within `ms`, and whether it has every migration this build knows (null when it does
+ * not answer); a late answer or failure is dropped (never an unhandled rejection).
+ */
+async function databaseAnswers(deps: AppDeps, ms: number): Promise<boolean | null> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
   });
-  const probe = sql`select 1`.execute(deps.db).then(
-    () => true,
-    () => false,
+  const probe = migrationsCurrent(deps.db).then(
+    (current) => current,
+    () => null,
   );
   try {
     return await Promise.race([probe, late]);
@@ -33,15 +36,22 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
       config: { rateLimit: false },
       schema: {
         tags: ['health'],
-        summary: `Readiness: 200 when the database answers within ${READINESS_DB_TIMEOUT_MS} ms, 503 otherwise (take this process out of the balancer)`,
+        summary: `Readiness: 200 when the database answers within ${READINESS_DB_TIMEOUT_MS} ms and has every migration this build knows, 503 otherwise (take this process out of the balancer)`,
         response: { 200: healthResponseSchema, 503: healthResponseSchema },
       },
     },
     async (_request, reply) => {
-      if (await databaseAnswers(deps, READINESS_DB_TIMEOUT_MS)) {
-        return { status: 'ok' as const, db: 'ok' as const, version: deps.version };
+      const current = await databaseAnswers(deps, READINESS_DB_TIMEOUT_MS);
+      if (current === true) {
+        return { status: 'ok' as const, db: 'ok' as const, migrations: 'current' as const, version: deps.version };
       }
-      return reply.status(503).send({ status: 'degraded' as const, db: 'down' as const, version: deps.version });
+      // Not ready: the database does not answer, or it lacks a migration this build needs.
+      return reply.status(503).send({
+        status: 'degraded' as const,
+        db: current === null ? ('down' as const) : ('ok' as const),
+        migrations: current === false ? ('behind' as const) : ('unknown' as const),
+        version: deps.version,
+      });
     },
   );
 

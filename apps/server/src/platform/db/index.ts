@@ -143,6 +143,18 @@ export const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
+/** The newest migration this build knows (names sort by date). */
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
+
+/**
+ * Whether the database has every migration this build knows: false on a database another (older) process migrated
+ * and this one has not, or that no one has migrated yet. Readiness (GET /api/health) reports it.
+ */
+export async function migrationsCurrent(db: Db): Promise<boolean> {
+  const row = await sql<{ name: string | null }>`select max(name) as name from kysely_migration`.execute(db);
+  return (row.rows[0]?.name ?? '') >= LATEST_MIGRATION;
+}
+
 export async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();

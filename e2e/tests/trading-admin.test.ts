@@ -273,7 +273,10 @@ describe.runIf(browserAvailable())('trading administration', () => {
     expect(await form.textContent()).toContain('уйдёт на подтверждение второму сотруднику');
     await form.getByRole('textbox').fill('E2E: ошибочная котировка');
     await shot(page, 'trading-void-modal');
+    // The void goes with an Idempotency-Key made when the dialog opened (a double click or a retry asks once; D3).
+    const sent = page.waitForRequest((r) => r.url().endsWith('/void-trade') && r.method() === 'POST');
     await form.getByTestId('void-confirm').click();
+    expect((await sent).headers()['idempotency-key']).toMatch(/^[0-9a-f-]{32,36}$/);
     // Issue 20 finding 11: one person only asks; the trade stays open until a second person confirms.
     await expectToast(page, `Аннулирование сделки #${tradeId} отправлено на подтверждение второму сотруднику`);
     await trade.getByTestId('trade-void-pending').waitFor();

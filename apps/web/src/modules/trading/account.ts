@@ -9,7 +9,6 @@ import { onLiveMessage } from '../../lib/ws';
 import {
   DEFAULT_SETTINGS,
   HISTORY_PAGE_SIZE,
-  newIdempotencyKey,
   placeTrade,
   useBalance,
   useClientSettings,
@@ -21,6 +20,7 @@ import {
 import { tradingKeys } from './keys';
 import { DemoAccount } from './demo-account';
 import { problemKey, usd } from './rules';
+import { newIdempotencyKey } from '../../lib/idempotency';
 
 /** An open trade as the screen shows it (the server's open-trade fields). */
 export interface OpenTrade {

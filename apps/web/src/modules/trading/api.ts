@@ -28,6 +28,7 @@ import { currentLanguage } from '../../i18n';
 import { queryClient } from '../../lib/query-client';
 import { useLiveConnected } from '../../lib/ws';
 import { tradingKeys } from './keys';
+import { idempotencyHeader } from '../../lib/idempotency';
 
 /** §3 defaults, used while the account's settings load or when they fail (§8). */
 export const DEFAULT_SETTINGS: ClientSettingsResponse = {
@@ -101,24 +102,11 @@ export function useMyWithdrawals() {
   });
 }
 
-/**
- * A fresh Idempotency-Key (D3) for one submit by the user. The caller makes it once per click and reuses it for any
- * retry of that submit, so a request repeated after a lost answer returns the first answer and moves no money twice.
- * crypto.randomUUID needs a secure context; on plain http the key is built from crypto.getRandomValues.
- */
-export function newIdempotencyKey(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-const idempotent = (key: string) => ({ 'Idempotency-Key': key });
-
 export function placeTrade(body: PlaceTradeRequest, idempotencyKey: string) {
   return apiCall(placeTradeResponseSchema, '/api/trading/place-trade', {
     method: 'POST',
     body,
-    headers: idempotent(idempotencyKey),
+    headers: idempotencyHeader(idempotencyKey),
   });
 }
 
@@ -128,7 +116,7 @@ export function useCreateWithdrawal() {
       apiCall(createWithdrawResponseSchema, '/api/withdraw-requests', {
         method: 'POST',
         body,
-        headers: idempotent(idempotencyKey),
+        headers: idempotencyHeader(idempotencyKey),
       }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: tradingKeys.all }),
   });

@@ -19,6 +19,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { z } from 'zod';
 import { apiCall } from '../../../lib/api';
 import { tradingAdminKeys, voidRequestKeys } from '../keys';
+import { idempotencyHeader } from '../../../lib/idempotency';
 
 export type BalanceBucket = (typeof BALANCE_BUCKETS)[number];
 
@@ -135,8 +136,12 @@ export function useVoidTrade(accountId: number) {
   const changed = useAccountChanged();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: VoidTradeRequest) =>
-      apiCall(tradeVoidRequestSchema, `${accountPath(accountId)}/void-trade`, { method: 'POST', body }),
+    mutationFn: ({ body, idempotencyKey }: { body: VoidTradeRequest; idempotencyKey: string }) =>
+      apiCall(tradeVoidRequestSchema, `${accountPath(accountId)}/void-trade`, {
+        method: 'POST',
+        body,
+        headers: idempotencyHeader(idempotencyKey),
+      }),
     onSuccess: () =>
       Promise.all([changed(accountId), queryClient.invalidateQueries({ queryKey: voidRequestKeys.all })]),
   });
@@ -153,16 +158,6 @@ export function useUpdateSettings(accountId: number) {
 }
 
 /**
- * A fresh Idempotency-Key (D3) for one change the staff member submits. crypto.randomUUID needs a secure context; on
- * plain http the key is built from crypto.getRandomValues.
- */
-export function newIdempotencyKey(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/**
  * POST …/:accountId/balance {action, amount, reason}: one ledger entry with that reason (D3). The Idempotency-Key
  * makes a repeated submit of the same change (a double click, a retry after a lost answer) apply it once: the server
  * answers the repeat with the first answer.
@@ -174,7 +169,7 @@ export function useChangeBalance(accountId: number) {
       apiCall(z.union([balanceChangeResponseSchema, awaitingConfirmationSchema]), `${accountPath(accountId)}/balance`, {
         method: 'POST',
         body,
-        headers: { 'Idempotency-Key': idempotencyKey },
+        headers: idempotencyHeader(idempotencyKey),
       }),
     // D20: a 202 'awaiting_confirmation' moved nothing; the account shows it among its pending credits.
     onSuccess: (answer) => changed(accountId, 'account' in answer ? answer.account : undefined),

@@ -6,7 +6,8 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
 import { formatMoney } from '../../../lib/format';
-import { newIdempotencyKey, useChangeBalance } from '../api/trading-admin';
+import { newIdempotencyKey } from '../../../lib/idempotency';
+import { useChangeBalance } from '../api/trading-admin';
 import { failureReason } from '../failure-text';
 import {
   BALANCE_ACTIONS,

@@ -35,6 +35,7 @@ import { VoidTradeModal } from './VoidTradeModal';
 import { PendingCreditsNote } from '../../withdrawal-requests/components/Confirmations';
 import { PendingVoidsNote } from './PendingVoidsNote';
 import { ReconnectingBanner } from '../../ui/ReconnectingBanner';
+import { newIdempotencyKey } from '../../../lib/idempotency';
 
 const LIST_PATH = '/crm/trading-accounts';
 /** After a trade's expiry the server settles it within a moment; the list is asked again this long after. */
@@ -85,7 +86,8 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
   const [editing, setEditing] = useState(false);
   const [balanceOpen, setBalanceOpen] = useState(false);
   const [balanceKey, setBalanceKey] = useState(0);
-  const [voiding, setVoiding] = useState<{ trade: AdminTrade; open: boolean } | null>(null);
+  // The void's Idempotency-Key is made when its dialog opens: a double click or a retry asks once (D3).
+  const [voiding, setVoiding] = useState<{ trade: AdminTrade; open: boolean; key: string } | null>(null);
 
   const poll = useAccountPollInterval(accountId);
   // §2.17: every 30 s the active trades, and the whole account too unless its settings are being edited.
@@ -132,9 +134,9 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
 
   const confirmVoid = (reason: string) => {
     if (!voiding) return;
-    const { trade } = voiding;
+    const { trade, key } = voiding;
     voidTrade.mutate(
-      { trade_id: trade.id, reason },
+      { body: { trade_id: trade.id, reason }, idempotencyKey: key },
       {
         // Issue 20 finding 11: the void only asks; a second staff member confirms it.
         onSuccess: (request) => {
@@ -187,7 +189,7 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
   }
 
   const { account, tradeHistory } = detail.data;
-  const voidingId = voidTrade.isPending ? (voidTrade.variables?.trade_id ?? null) : null;
+  const voidingId = voidTrade.isPending ? (voidTrade.variables?.body.trade_id ?? null) : null;
 
   return (
     <>
@@ -254,7 +256,7 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
           voidingId={voidingId}
           pendingVoids={detail.data.pendingVoids}
           onRefresh={() => void activeQuery.refetch()}
-          onVoid={(trade) => setVoiding({ trade, open: true })}
+          onVoid={(trade) => setVoiding({ trade, open: true, key: newIdempotencyKey() })}
         />
 
         <Paper withBorder radius="md" p={{ base: 'sm', sm: 'md' }}>

@@ -21,13 +21,7 @@ import type { TFunction } from 'i18next';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
-import {
-  newIdempotencyKey,
-  useCreateDepositIntent,
-  useCreateWithdrawal,
-  useDepositMethods,
-  useMyWithdrawals,
-} from '../api';
+import { useCreateDepositIntent, useCreateWithdrawal, useDepositMethods, useMyWithdrawals } from '../api';
 import { formatDateTimeLocal } from '../../../lib/format';
 import {
   depositProblem,
@@ -42,6 +36,7 @@ import {
   type Problem,
   type WithdrawForm,
 } from '../rules';
+import { newIdempotencyKey } from '../../../lib/idempotency';
 
 export function problemText(problem: Problem, t: TFunction<'platform'>): string {
   // The key is built from the code; every code has its key in the platform files (test/trading-rules.test.ts).

@@ -8,6 +8,9 @@ import { createTestApp, type TestApp } from './helpers.js';
  * Monitors and load balancers probe with HEAD (issue 28 §2): every GET route answers HEAD with the GET's status and
  * headers and no body, under the GET's own access rules.
  */
+/** The GET routes that answer a file (no HEAD: see the test below). */
+const DOWNLOADS = ['/api/clients/export/excel', '/api/deposits/export/excel', '/api/trading/statement/export'];
+
 describe('HEAD requests', () => {
   let t: TestApp;
   let staff: string;
@@ -60,11 +63,19 @@ describe('HEAD requests', () => {
     expect((await t.inject({ method: 'HEAD', url: '/api/clients', token: client.token })).statusCode).toBe(403);
   });
 
-  it('answers HEAD on every GET route without a path parameter, never 404 or 5xx', async () => {
+  it('offers no HEAD on a download: it would build the file and log an export nobody received', async () => {
+    const before = await t.auditCount('client.export');
+    const head = await t.inject({ method: 'HEAD', url: '/api/clients/export/excel', token: staff });
+    expect(head.statusCode).toBe(404);
+    expect(await t.auditCount('client.export')).toBe(before);
+    expect((await t.inject({ method: 'GET', url: '/api/clients/export/excel', token: staff })).statusCode).toBe(200);
+  });
+
+  it('answers HEAD on every GET route without a path parameter but the downloads, never 404 or 5xx', async () => {
     const routes = Object.keys(API_ROUTES)
       .filter((key) => key.startsWith('GET ') && !key.includes(':'))
       .map((key) => key.slice(4))
-      .filter((url) => url !== '/api/ws');
+      .filter((url) => url !== '/api/ws' && !DOWNLOADS.includes(url));
     expect(routes.length).toBeGreaterThan(30);
     for (const url of routes) {
       const head = await t.inject({ method: 'HEAD', url, token: staff });

@@ -30,6 +30,8 @@ export const exportRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
   app.get(
     '/api/clients/export/excel',
     {
+      // A download: no HEAD (it would build the whole file, and write its audit row, for an answer without it).
+      exposeHeadRoute: false,
       // A whole file: the bulk bound, not REQUEST_TIMEOUT_MS (platform/http/timeouts.ts).
       handlerTimeout: deps.config.BULK_REQUEST_TIMEOUT_MS,
       schema: {
@@ -56,6 +58,8 @@ export const exportRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
   app.get(
     '/api/deposits/export/excel',
     {
+      // A download: no HEAD (it would build the whole file, and write its audit row, for an answer without it).
+      exposeHeadRoute: false,
       // A whole file: the bulk bound, not REQUEST_TIMEOUT_MS (platform/http/timeouts.ts).
       handlerTimeout: deps.config.BULK_REQUEST_TIMEOUT_MS,
       schema: {

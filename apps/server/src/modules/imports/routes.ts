@@ -80,6 +80,8 @@ export const importRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
   app.get(
     '/api/upload-clients/:id/rejected.csv',
     {
+      // A download: no HEAD (it would build the whole file, and write its audit row, for an answer without it).
+      exposeHeadRoute: false,
       schema: {
         tags: ['integration'],
         operationId: 'downloadRejectedClientRows',

@@ -31,6 +31,8 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (
   app.get(
     '/api/trading/statement/export',
     {
+      // A download: no HEAD (it would build the whole file, and write its audit row, for an answer without it).
+      exposeHeadRoute: false,
       // A whole file: the bulk bound, not REQUEST_TIMEOUT_MS (platform/http/timeouts.ts).
       handlerTimeout: deps.config.BULK_REQUEST_TIMEOUT_MS,
       schema: {

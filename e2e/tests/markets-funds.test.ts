@@ -177,6 +177,18 @@ describe.runIf(browserAvailable())('markets, clock and client funds (issue 15)',
     expect(await page.getByTestId('deposit-problem').textContent()).toBe('Минимальная сумма пополнения: $10');
     expect((await method.boundingBox())!.y).toBe(before!.y);
     await shotBoth(page, 'trading-deposit-problem');
+    // Issue 27 item 6: '1e12' typed stays '1e12' with the reason (it became '$112'), and too much is too much (it said
+    // 'minimum $10').
+    await page.getByTestId('deposit-amount').fill('');
+    await page.getByTestId('deposit-amount').pressSequentially('1e12');
+    expect(await page.getByTestId('deposit-amount').inputValue()).toBe('1e12');
+    await page.getByText('Только цифры и одна точка или запятая, не более 2 знаков после нее').waitFor();
+    await page.getByTestId('deposit-amount').fill('99999999999999');
+    await page.getByTestId('deposit-amount').blur();
+    expect(await page.getByTestId('deposit-problem').textContent()).toBe(
+      'Максимальная сумма пополнения: $1,000,000.00',
+    );
+    expect(await page.getByText('Только цифры и одна точка').count()).toBe(0);
     await page.getByTestId('deposit-amount').fill('150');
     await page.getByTestId('deposit-submit').click();
     await page.getByTestId('deposit-details').waitFor();

@@ -184,26 +184,39 @@ describe.each(dbKinds())('withdrawal requests on %s', (kind) => {
       [
         { amount: 10, card_number: VISA, card_holder: 'A', card_expiry: '' },
         400,
-        'Срок действия карты истек',
-        'The card has expired',
+        'Срок действия карты — в формате ММ/ГГ, месяц от 01 до 12',
+        'The card expiry is MM/YY, with a month from 01 to 12',
       ],
       [
         { amount: 10, card_number: VISA, card_holder: 'A', card_expiry: '13/40' },
         400,
-        'Срок действия карты истек',
-        'The card has expired',
+        'Срок действия карты — в формате ММ/ГГ, месяц от 01 до 12',
+        'The card expiry is MM/YY, with a month from 01 to 12',
       ],
       [
         { amount: 10, card_number: VISA, card_holder: 'A', card_expiry: '1/40' },
         400,
-        'Срок действия карты истек',
-        'The card has expired',
+        'Срок действия карты — в формате ММ/ГГ, месяц от 01 до 12',
+        'The card expiry is MM/YY, with a month from 01 to 12',
       ],
       [
         { amount: 10, card_number: VISA, card_holder: 'A', card_expiry: '12/2040' },
         400,
-        'Срок действия карты истек',
-        'The card has expired',
+        'Срок действия карты — в формате ММ/ГГ, месяц от 01 до 12',
+        'The card expiry is MM/YY, with a month from 01 to 12',
+      ],
+      [
+        // Issue 27 item 6: each refusal names its real problem.
+        { amount: 10, card_number: VISA, card_holder: 'IVAN 😀', card_expiry: '' },
+        400,
+        'Имя держателя карты — только буквы, пробел, точка, дефис и апостроф, как на карте',
+        'The card holder name takes letters, spaces, dots, hyphens and apostrophes only, as on the card',
+      ],
+      [
+        { amount: 1e20, card_number: '', card_holder: '', card_expiry: '' },
+        409,
+        'Недостаточно средств на счете. Доступно: $100.00, запрошено: $100,000,000,000,000,000,000.00',
+        'Insufficient funds on the account. Available: $100.00, requested: $100,000,000,000,000,000,000.00',
       ],
       [
         { amount: 10, card_number: VISA, card_holder: 'A', card_expiry: past },

@@ -115,8 +115,17 @@ describe('withdrawal checks in the order of §5, in ru and en', () => {
     expect(text(check({ cardHolder: '  ', cardExpiry: '01/20' }), 'ru')).toBe('Укажите имя держателя карты');
     expect(text(check({ cardHolder: '' }), 'en')).toBe('Enter the card holder name');
     expect(text(check({ cardExpiry: '10/26' }), 'ru')).toBe('Срок действия карты истек');
-    expect(text(check({ cardExpiry: '1' }), 'en')).toBe('The card has expired');
+    // A half-typed or impossible expiry is not an expired card (issue 27 item 6).
+    expect(text(check({ cardExpiry: '1' }), 'en')).toBe('The card expiry is MM/YY, with a month from 01 to 12');
+    expect(text(check({ cardExpiry: '13/29' }), 'ru')).toBe('Срок действия карты — в формате ММ/ГГ, месяц от 01 до 12');
     expect(check({ cardExpiry: '11/26' })).toBeNull();
+  });
+
+  it('a holder is a name: no emoji, digits or symbols (issue 27 item 6)', () => {
+    expect(text(check({ cardHolder: 'IVAN 😀' }), 'ru')).toBe(
+      'Имя держателя карты — только буквы, пробел, точка, дефис и апостроф, как на карте',
+    );
+    expect(check({ cardHolder: "ANNA O'NEIL-SMITH" })).toBeNull();
   });
 
   it('a complete, valid request passes', () => {
@@ -131,6 +140,12 @@ describe('deposit checks (§5), in ru and en', () => {
     expect(text(depositProblem('10', null), 'ru')).toBe('Выберите способ пополнения');
     expect(text(depositProblem('10', null), 'en')).toBe('Choose a top-up method');
     expect(depositProblem('10', '1')).toBeNull();
+  });
+
+  it('an amount over the maximum says so, not "minimum $10" (issue 27 item 6)', () => {
+    expect(text(depositProblem('99999999999999', '1'), 'ru')).toBe('Максимальная сумма пополнения: $1,000,000.00');
+    expect(text(depositProblem('1000000.01', '1'), 'en')).toBe('Maximum top-up amount: $1,000,000.00');
+    expect(depositProblem('1000000', '1')).toBeNull();
   });
 });
 

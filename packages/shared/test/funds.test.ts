@@ -60,6 +60,27 @@ describe('card rules (client-platform.md §5, D7)', () => {
     });
   });
 
+  it('names the real problem of a withdrawal (issue 27 item 6)', () => {
+    const codes = (input: Partial<typeof OK>, balance = 10_000) =>
+      checkWithdrawal({ ...OK, ...input }, balance, TODAY)?.code ?? null;
+    // A month that does not exist is not an expired card.
+    expect(codes({ card_expiry: '13/29' })).toBe('card_expiry_invalid');
+    expect(codes({ card_expiry: '00/29' })).toBe('card_expiry_invalid');
+    expect(codes({ card_expiry: '1229' })).toBe('card_expiry_invalid');
+    expect(codes({ card_expiry: '12/25' })).toBe('card_expired');
+    // 1e20 dollars is over the balance, not an amount with too many decimals.
+    expect(checkWithdrawal({ ...OK, amount: 1e20 }, 10_000, TODAY)).toEqual({
+      code: 'withdraw_insufficient_funds',
+      params: { available: '$100.00', requested: '$100,000,000,000,000,000,000.00' },
+    });
+    expect(codes({ amount: 10.001 })).toBe('withdraw_amount_invalid');
+    // The holder is a name: emoji, digits and symbols are refused; accents, Cyrillic, O'NEIL and hyphens are names.
+    for (const bad of ['IVAN 😀', 'IVAN2', '<b>IVAN</b>', '-IVAN', 'IVAN@MAIL'])
+      expect(codes({ card_holder: bad }), bad).toBe('card_holder_invalid');
+    for (const good of ['IVAN PETROV', "O'NEIL", 'J. SMITH-JONES', 'ИВАН ПЕТРОВ', 'JOSÉ NÚÑEZ', 'ÁLVARO'])
+      expect(codes({ card_holder: good }), good).toBeNull();
+  });
+
   it('takes no CVV: an unknown field is refused', () => {
     expect(withdrawRequestSchema.safeParse(OK).success).toBe(true);
     const withCvv = withdrawRequestSchema.safeParse({ ...OK, card_cvv: '123' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dollarsToCents, formatUsd } from '../trading/money.js';
+import { dollarsToCents, formatUsd, MAX_CENTS } from '../trading/money.js';
 import { missingOrWrongType, optionalText, pageQuery } from './common.js';
 
 /**
@@ -57,6 +57,15 @@ export function parseCardExpiry(text: string): { month: number; year: number } |
   return { month: Number(match[1]), year: 2000 + Number(match[2]) };
 }
 
+/**
+ * A card holder's name as embossed: letters of any alphabet (with their accents), spaces, and the '.', '-' and '''
+ * of names such as 'O'NEIL' or 'J. SMITH-JONES'; it starts with a letter. Digits, emoji and other symbols are refused
+ * (issue 27 item 6).
+ */
+export function validCardHolder(raw: string): boolean {
+  return /^\p{L}[\p{L}\p{M} .'’-]*$/u.test(raw.trim());
+}
+
 /** A card is valid to the end of its expiry month; `today` is the current month (in the business time zone). */
 export function cardExpired(expiry: { month: number; year: number }, today: { month: number; year: number }): boolean {
   return expiry.year * 12 + expiry.month < today.year * 12 + today.month;
@@ -70,6 +79,8 @@ export type WithdrawCheckFailure =
   | { code: 'withdraw_insufficient_funds'; params: { available: string; requested: string } }
   | { code: 'card_number_invalid'; params?: undefined }
   | { code: 'card_holder_required'; params?: undefined }
+  | { code: 'card_holder_invalid'; params?: undefined }
+  | { code: 'card_expiry_invalid'; params?: undefined }
   | { code: 'card_expired'; params?: undefined };
 
 export interface WithdrawCheckInput {
@@ -80,8 +91,10 @@ export interface WithdrawCheckInput {
 }
 
 /**
- * The checks of client-platform.md §5 in their order, with the changed rules: amount ≤ 0; not whole cents; under the
- * $10 minimum; over the balance; card number (16–19 digits, Luhn); holder; expiry (MM/YY, not past its month).
+ * The checks of client-platform.md §5 in their order, with the changed rules: amount ≤ 0; not whole cents (an amount
+ * too large to count in cents is over the balance, not a decimals problem); under the $10 minimum; over the balance;
+ * card number (16–19 digits, Luhn); holder (present, then letters only); expiry (an MM/YY with a month 01–12, then not
+ * past its month). Each failure names its real problem (issue 27 item 6).
  * The first failure is returned; null when the request may go ahead. The browser and the server run the same code.
  */
 export function checkWithdrawal(
@@ -91,7 +104,18 @@ export function checkWithdrawal(
 ): WithdrawCheckFailure | null {
   if (!(input.amount > 0)) return { code: 'withdraw_amount_not_positive' };
   const cents = dollarsToCents(input.amount);
-  if (cents === null) return { code: 'withdraw_amount_invalid' };
+  if (cents === null) {
+    // 1e20 is a whole number of dollars, just more than anyone holds: say so, not 'at most 2 decimals'.
+    if (input.amount * 100 > MAX_CENTS)
+      return {
+        code: 'withdraw_insufficient_funds',
+        params: {
+          available: formatUsd(Math.max(0, balanceCents)),
+          requested: formatUsd(BigInt(Math.round(input.amount)) * 100n),
+        },
+      };
+    return { code: 'withdraw_amount_invalid' };
+  }
   if (cents < WITHDRAW_MIN_DOLLARS * 100)
     return { code: 'withdraw_amount_too_small', params: { min: `$${WITHDRAW_MIN_DOLLARS}` } };
   if (cents > balanceCents) {
@@ -102,8 +126,10 @@ export function checkWithdrawal(
   }
   if (!validCardNumber(input.card_number)) return { code: 'card_number_invalid' };
   if (input.card_holder.trim() === '') return { code: 'card_holder_required' };
+  if (!validCardHolder(input.card_holder)) return { code: 'card_holder_invalid' };
   const expiry = parseCardExpiry(input.card_expiry);
-  if (!expiry || cardExpired(expiry, today)) return { code: 'card_expired' };
+  if (!expiry) return { code: 'card_expiry_invalid' };
+  if (cardExpired(expiry, today)) return { code: 'card_expired' };
   return null;
 }
 

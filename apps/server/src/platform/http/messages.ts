@@ -198,6 +198,14 @@ export const ERROR_MESSAGES = {
   },
   card_number_invalid: { ru: 'Неверный номер карты', en: 'Invalid card number' },
   card_holder_required: { ru: 'Укажите имя держателя карты', en: 'Enter the card holder name' },
+  card_holder_invalid: {
+    ru: 'Имя держателя карты — только буквы, пробел, точка, дефис и апостроф, как на карте',
+    en: 'The card holder name takes letters, spaces, dots, hyphens and apostrophes only, as on the card',
+  },
+  card_expiry_invalid: {
+    ru: 'Срок действия карты — в формате ММ/ГГ, месяц от 01 до 12',
+    en: 'The card expiry is MM/YY, with a month from 01 to 12',
+  },
   card_expired: { ru: 'Срок действия карты истек', en: 'The card has expired' },
   withdraw_request_not_found: { ru: 'Заявка на вывод не найдена', en: 'Withdrawal request not found' },
   withdraw_request_already_approved: {

@@ -1,5 +1,6 @@
 import {
   settleTrade,
+  DEPOSIT_INTENT_MAX_DOLLARS,
   DEPOSIT_INTENT_MIN_DOLLARS,
   checkWithdrawal,
   centsToDollars,
@@ -107,8 +108,13 @@ export function tradeProblem(input: TradeCheckInput): Problem | null {
   return null;
 }
 
-/** §5 deposit, in order: amount missing or under $10; no method chosen. */
+/**
+ * §5 deposit, in order: amount over the maximum (the server's DEPOSIT_INTENT_MAX_DOLLARS: $99,999,999,999,999 is too
+ * much, not too little — issue 27 item 6); missing or under $10; no method chosen.
+ */
 export function depositProblem(amount: string, methodId: string | null): Problem | null {
+  if (Number(amount.trim()) > DEPOSIT_INTENT_MAX_DOLLARS)
+    return { code: 'deposit_max', params: { max: usd(DEPOSIT_INTENT_MAX_DOLLARS) } };
   const value = parseAmount(amount);
   if (value === null || value < DEPOSIT_INTENT_MIN_DOLLARS)
     return { code: 'deposit_min', params: { min: `$${DEPOSIT_INTENT_MIN_DOLLARS}` } };

@@ -26,7 +26,6 @@ import { formatDateTimeLocal } from '../../../lib/format';
 import {
   depositProblem,
   problemKey,
-  shapeAmount,
   shapeCardExpiry,
   shapeCardHolder,
   shapeCardNumber,
@@ -37,6 +36,7 @@ import {
   type WithdrawForm,
 } from '../rules';
 import { newIdempotencyKey } from '../../../lib/idempotency';
+import { AmountField } from './AmountField';
 
 export function problemText(problem: Problem, t: TFunction<'platform'>): string {
   // The key is built from the code; every code has its key in the platform files (test/trading-rules.test.ts).
@@ -110,17 +110,13 @@ export function DepositModal({
           }}
         >
           <Stack>
-            <TextInput
+            <AmountField
               label={t('deposit.amount')}
               required
               leftSection="$"
-              inputMode="decimal"
               placeholder="100"
               value={amount}
-              onChange={(e) => {
-                const next = shapeAmount(e.currentTarget.value);
-                if (next !== null) setAmount(next);
-              }}
+              onValue={setAmount}
               onBlur={() => setTouched(true)}
               data-testid="deposit-amount"
             />
@@ -367,16 +363,12 @@ export function WithdrawModal({
         >
           <Stack>
             <Text size="sm">{t('withdraw.available', { amount: usd(balance) })}</Text>
-            <TextInput
+            <AmountField
               label={t('withdraw.amount')}
               required
               leftSection="$"
-              inputMode="decimal"
               value={form.amount}
-              onChange={(e) => {
-                const next = shapeAmount(e.currentTarget.value);
-                if (next !== null) setForm((f) => ({ ...f, amount: next }));
-              }}
+              onValue={(next) => setForm((f) => ({ ...f, amount: next }))}
               data-testid="withdraw-amount"
             />
             <TextInput

@@ -1,12 +1,13 @@
 import { formatDuration, type TradeDirection } from '@brokerage/shared';
-import { Alert, Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Paper, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { currentLanguage } from '../../../i18n';
 import type { AccountView } from '../account';
 import { latestQuote, usePriceVersion } from '../price-feed';
-import { isLoadingProblem, potentialProfit, shapeAmount, tradeMaximum, tradeProblem, usd } from '../rules';
+import { isLoadingProblem, potentialProfit, tradeMaximum, tradeProblem, usd } from '../rules';
+import { AmountField } from './AmountField';
 import { AssetSelector } from './AssetSelector';
 import { problemText } from './FundsModals';
 
@@ -84,16 +85,12 @@ export function TradePanel({
   };
 
   const amountInput = (
-    <TextInput
+    <AmountField
       label={t('panel.amount')}
       description={<span data-testid="trade-max">{maxHint}</span>}
       placeholder="25"
-      inputMode="decimal"
       value={amount}
-      onChange={(e) => {
-        const next = shapeAmount(e.currentTarget.value);
-        if (next !== null) onAmount(next);
-      }}
+      onValue={onAmount}
       leftSection="$"
       size={bar ? 'xs' : 'sm'}
       data-testid="trade-amount"

@@ -143,7 +143,7 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
     expect(list.json()).toEqual({
       affiliate: 'Partner Posting',
       total_clients: 1,
-      clients: [{ ...created.client, balance: 0 }],
+      clients: [{ ...created.client, balance: 0, trading_balance: 0 }],
     });
 
     const row = await clientRow(created.client_id);
@@ -172,6 +172,23 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
       affiliate_name: 'Partner Posting',
       source: 'affiliate',
     });
+
+    // Issue 27 item 16: `balance` is the CRM's figure (the deposits total the clients list shows as the balance), even
+    // before the lead has a trading account; `trading_balance` is what that account holds.
+    const recorded = await t.inject({
+      method: 'POST',
+      url: '/api/deposits',
+      token: admin,
+      payload: { client_id: created.client_id, amount: 100 },
+    });
+    expect(recorded.statusCode, recorded.body).toBe(201);
+    const crm = await t.inject({ method: 'GET', url: `/api/clients?search=${created.client_id}`, token: admin });
+    const crmRow = (crm.json().items as { id: number; total_deposits: number }[]).find(
+      (c) => c.id === created.client_id,
+    );
+    expect(crmRow?.total_deposits).toBe(100);
+    const afterDeposit = await ext('GET', '/api/external/clients?limit=10&offset=0', token);
+    expect(afterDeposit.json().clients[0]).toMatchObject({ ftd: true, balance: 100, trading_balance: 0 });
   });
 
   it('answers a duplicate of another affiliate’s lead with client_id and client null', async () => {

@@ -45,7 +45,7 @@ function emailOrPhone<T extends { email?: string | undefined; phone?: string | u
 const CLIENT_EXAMPLE = {
   name: 'Aigerim Nurlanovna',
   email: 'aigerim@example.com',
-  phone: '+7 701 123 45 67',
+  phone: '+7 700 123 45 67',
   country: 'Kazakhstan',
   campaign_name: 'Spring promo',
 };
@@ -113,7 +113,7 @@ export const externalClientSchema = z.object({
   name: z.string(),
   /** null when the lead has none. */
   email: z.string().nullable(),
-  /** E.164 ('+77011234567'); null when the lead has none. */
+  /** E.164 ('+77001234567'); null when the lead has none. */
   phone: z.string().nullable(),
   status: z.string(),
   ftd: z.boolean(),
@@ -125,7 +125,7 @@ const EXAMPLE_CLIENT = {
   client_id: 1042,
   name: 'Aigerim Nurlanovna',
   email: 'aigerim@example.com',
-  phone: '+77011234567',
+  phone: '+77001234567',
   status: 'new',
   ftd: false,
   created_at: '2026-11-25T09:30:00.000Z',
@@ -165,8 +165,12 @@ export const externalClientsQuerySchema = z.strictObject({
 export type ExternalClientsQuery = z.infer<typeof externalClientsQuerySchema>;
 
 export const externalListedClientSchema = externalClientSchema.extend({
-  /** The trading account's balance in dollars; 0 without an account. */
-  balance: z.number(),
+  balance: z
+    .number()
+    .describe(
+      "The lead's balance as the CRM's clients list shows it: the total of its deposits, in dollars (0 before the first)",
+    ),
+  trading_balance: z.number().describe("What the lead's trading account holds now, in dollars; 0 without an account"),
 });
 
 export const externalClientsResponseSchema = z
@@ -180,7 +184,7 @@ export const externalClientsResponseSchema = z
     example: {
       affiliate: 'Partner One',
       total_clients: 1,
-      clients: [{ ...EXAMPLE_CLIENT, status: 'ftd', ftd: true, balance: 250.0 }],
+      clients: [{ ...EXAMPLE_CLIENT, status: 'ftd', ftd: true, balance: 250.0, trading_balance: 180.5 }],
     },
   });
 export type ExternalClientsResponse = z.infer<typeof externalClientsResponseSchema>;

@@ -121,7 +121,12 @@ export async function postLead(
   return { status: 'created', client_id: client.client_id, client };
 }
 
-/** GET /api/external/clients: the affiliate's leads, newest first, with their trading balance (0 without an account). */
+/**
+ * GET /api/external/clients: the affiliate's leads, newest first. `balance` is the figure the CRM's clients list shows
+ * as the balance — the total of the lead's deposits (back-office.md §7: total_deposits, 'shown as the balance in the
+ * list'); `trading_balance` is what its trading account holds now (0 without an account). Issue 27 item 16: the API
+ * answered the trading balance as `balance`, so an FTD lead with $100 in the CRM read 0.
+ */
 export async function listAffiliateLeads(
   db: Db,
   caller: AffiliateCaller,
@@ -144,6 +149,7 @@ export async function listAffiliateLeads(
         'c.status',
         'c.ftd',
         'c.created_at',
+        'c.total_deposits_cents',
         sql<string | number>`coalesce(ta.balance_cents, 0)`.as('balance_cents'),
       ])
       .where('c.affiliate_id', '=', caller.affiliateId)
@@ -157,7 +163,8 @@ export async function listAffiliateLeads(
     total_clients: Number(total.n),
     clients: rows.map((r) => ({
       ...toExternalClient(r as LeadRow),
-      balance: centsToDollars(String(r.balance_cents)),
+      balance: centsToDollars(String(r.total_deposits_cents)),
+      trading_balance: centsToDollars(String(r.balance_cents)),
     })),
   };
 }

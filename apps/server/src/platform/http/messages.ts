@@ -460,7 +460,7 @@ export const ERROR_MESSAGES = {
   access_denied: { ru: 'Доступ запрещен', en: 'Access denied' },
   phone_invalid: {
     ru: '{field}: некорректный номер телефона',
-    en: '{field}: not a valid phone number (give it with its country code, e.g. +77011234567)',
+    en: '{field}: not a valid phone number (give it with its country code, e.g. +77001234567)',
   },
   // Transparency (issue 14)
   tick_span_too_long: {

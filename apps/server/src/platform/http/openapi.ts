@@ -13,9 +13,13 @@ const EXTERNAL_API_DESCRIPTION = [
   'deleted token, or a call from an address outside the token’s IP whitelist, is answered `401 {"detail": "Access',
   'denied"}`. **Errors** are JSON `{"detail": "...", "code": "..."}` in English: 400 names the field at fault; 409',
   'an Idempotency-Key reused with another body; 429 past the token’s rate limit (wait the `Retry-After` seconds).',
+  '**Rate limit** per token (EXTERNAL_RATE_PER_MINUTE, N = 120 by default): a burst of N calls, then one every 60/N s,',
+  'so N a minute on average but up to 2N − 1 in a first minute. **Balances**: `balance` in the clients list is the',
+  'figure the CRM shows as the lead’s balance, the total of its deposits; `trading_balance` is what its trading',
+  'account holds now.',
   '**Retries**: send an `Idempotency-Key` header (1–200 printable ASCII characters) with a POST; a retry with the',
   'same key and body gets the first answer and creates nothing twice. **Phones** are compared as E.164',
-  '(`+77011234567`); a number without a country code is read in the brokerage’s default region.',
+  '(`+77001234567`); a number without a country code is read in the brokerage’s default region.',
 ].join(' ');
 
 /**

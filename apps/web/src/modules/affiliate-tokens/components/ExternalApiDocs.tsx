@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 const POST_EXAMPLE = `{
   "name": "Aigerim Nurlanovna",
   "email": "aigerim@example.com",
-  "phone": "+7 701 123 45 67",
+  "phone": "+7 700 123 45 67",
   "country": "Kazakhstan",
   "campaign_name": "Spring promo"
 }`;
@@ -14,7 +14,7 @@ const POST_ANSWER = `{
   "client_id": 1042,
   "client": {
     "client_id": 1042, "name": "Aigerim Nurlanovna", "email": "aigerim@example.com",
-    "phone": "+77011234567", "status": "new", "ftd": false, "created_at": "2026-11-25T09:30:00.000Z"
+    "phone": "+77001234567", "status": "new", "ftd": false, "created_at": "2026-11-25T09:30:00.000Z"
   }
 }`;
 
@@ -33,7 +33,7 @@ export function ExternalApiDocs() {
   -H 'Authorization: Bearer YOUR_TOKEN' \\
   -H 'Content-Type: application/json' \\
   -H 'Idempotency-Key: lead-1042' \\
-  -d '{"name": "Aigerim Nurlanovna", "phone": "+77011234567"}'`;
+  -d '{"name": "Aigerim Nurlanovna", "phone": "+77001234567"}'`;
 
   return (
     <Paper withBorder radius="md" p="md" data-testid="external-api-docs">

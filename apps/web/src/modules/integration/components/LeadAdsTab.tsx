@@ -4,7 +4,7 @@ import { ProviderGuide } from './ProviderGuide';
 const EXAMPLE = {
   name: 'Aigerim Nurlanovna',
   email: 'aigerim@example.com',
-  phone: '+77011234567',
+  phone: '+77001234567',
   campaign_name: 'Spring KZ',
   ad_name: 'Video 15s',
   utm_source: 'facebook',

@@ -517,5 +517,15 @@ describe.runIf(browserAvailable())('trading administration', () => {
     expect(await lead.page.getByTestId('messages-denied').textContent()).toContain('Доступ запрещен!');
     await shot(lead.page, 'trading-management-denied');
     await lead.page.context().close();
+
+    // Issue 27 item 12: admin sends client messages (messages.send) but has no trading.manage: the page opens on the
+    // messages tab, the only one it shows (it was 'Доступ запрещён').
+    const admin = await signIn('admin');
+    await admin.page.getByTestId('side-menu').locator('[data-path="/crm/trading-management"]').click();
+    await admin.page.waitForURL((url) => url.pathname === '/crm/trading-management');
+    await admin.page.getByTestId('messages-client-search').waitFor();
+    expect(await admin.page.getByTestId('tab-deposits').count()).toBe(0);
+    expect(await admin.page.getByTestId('messages-denied').count()).toBe(0);
+    await admin.page.context().close();
   });
 });

@@ -183,10 +183,12 @@ describe.each(dbKinds())('the external API and affiliate tokens on %s', (kind) =
     });
     expect(recorded.statusCode, recorded.body).toBe(201);
     const crm = await t.inject({ method: 'GET', url: `/api/clients?search=${created.client_id}`, token: admin });
-    const crmRow = (crm.json().items as { id: number; total_deposits: number }[]).find(
+    const crmRow = (crm.json().items as { id: number; total_deposits: number; affiliate_name: string | null }[]).find(
       (c) => c.id === created.client_id,
     );
     expect(crmRow?.total_deposits).toBe(100);
+    // Issue 27 item 12: the list names the affiliate of a token-posted lead (its campaign has no ' - ' suffix).
+    expect(crmRow?.affiliate_name).toBe('Partner Posting');
     const afterDeposit = await ext('GET', '/api/external/clients?limit=10&offset=0', token);
     expect(afterDeposit.json().clients[0]).toMatchObject({ ftd: true, balance: 100, trading_balance: 0 });
   });

@@ -32,7 +32,14 @@ describe('/crm section guard (§6, D10)', () => {
   it('lets each role open exactly its menu sections', () => {
     for (const role of STAFF_ROLES) {
       const allowed = new Set(menuFor(role).map((entry) => entry.path));
-      for (const path of ['/crm/dashboard', '/crm/access', '/crm/audit', '/crm/integration', '/crm/trading-accounts']) {
+      for (const path of [
+        '/crm/dashboard',
+        '/crm/access',
+        '/crm/audit',
+        '/crm/integration',
+        '/crm/trading-accounts',
+        '/crm/trading-management',
+      ]) {
         expect(mayOpen(role, path), `${role} ${path}`).toBe(allowed.has(path));
       }
     }
@@ -49,6 +56,13 @@ describe('/crm section guard (§6, D10)', () => {
 
   it('lets the staff page answer for itself (§2.12 access-denied screen)', () => {
     expect(mayOpen('sales_manager', '/crm/staff')).toBe(true);
+  });
+
+  it('opens trading management to whoever holds one of its tabs (issue 27 item 12)', () => {
+    // admin sends client messages (messages.send) without trading.manage: it was 'Доступ запрещён'.
+    expect(mayOpen('admin', '/crm/trading-management')).toBe(true);
+    expect(mayOpen('sales_manager', '/crm/trading-management')).toBe(true);
+    expect(mayOpen('manager', '/crm/trading-management')).toBe(false);
   });
 
   it('keeps admin (no dashboard) away from the dashboard', () => {

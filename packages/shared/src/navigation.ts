@@ -2,11 +2,20 @@ import type { Permission } from './permissions.js';
 import { can } from './permissions.js';
 import type { Role } from './roles.js';
 
-/** Side menu entries of back-office.md §2.2, in order; `labelKey` is a key of the web's translation files. */
+/**
+ * Side menu entries of back-office.md §2.2, in order; `labelKey` is a key of the web's translation files. A section
+ * whose parts need different permissions lists them all: any one of them opens it, and the page shows the parts the
+ * role may use (trading management: deposit methods with trading.manage, client messages with messages.send).
+ */
 export interface MenuEntry {
   path: string;
   labelKey: string;
-  permission: Permission;
+  permission: Permission | readonly Permission[];
+}
+
+/** Whether the role holds the permission, or one of the permissions of a list. */
+export function canAny(role: Role | null | undefined, permission: Permission | readonly Permission[]): boolean {
+  return typeof permission === 'string' ? can(role, permission) : permission.some((p) => can(role, p));
 }
 
 export const CRM_MENU: readonly MenuEntry[] = [
@@ -18,14 +27,19 @@ export const CRM_MENU: readonly MenuEntry[] = [
   { path: '/crm/integration', labelKey: 'menu.integration', permission: 'integration.manage' },
   { path: '/crm/affiliates', labelKey: 'menu.affiliates', permission: 'affiliates.manage' },
   { path: '/crm/staff', labelKey: 'menu.staff', permission: 'staff.manage' },
-  { path: '/crm/trading-management', labelKey: 'menu.tradingManagement', permission: 'trading.manage' },
+  // Issue 27 item 12: admin sends client messages (messages.send) but has no trading.manage.
+  {
+    path: '/crm/trading-management',
+    labelKey: 'menu.tradingManagement',
+    permission: ['trading.manage', 'messages.send'],
+  },
   { path: '/crm/trading-accounts', labelKey: 'menu.tradingAccounts', permission: 'trading.manage' },
   { path: '/crm/access', labelKey: 'menu.access', permission: 'access.manage' },
   { path: '/crm/audit', labelKey: 'menu.audit', permission: 'audit.view' },
 ];
 
 export function menuFor(role: Role): MenuEntry[] {
-  return CRM_MENU.filter((entry) => can(role, entry.permission));
+  return CRM_MENU.filter((entry) => canAny(role, entry.permission));
 }
 
 /**

@@ -42,6 +42,8 @@ const EXPECTED_MENU: Record<Role, string[]> = {
     '/crm/integration',
     '/crm/affiliates',
     '/crm/staff',
+    // Issue 27 item 12: for the client messages tab (messages.send); the deposit methods tab is not shown to admin.
+    '/crm/trading-management',
   ],
   team_lead_sales: [
     '/crm/dashboard',

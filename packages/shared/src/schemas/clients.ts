@@ -129,8 +129,23 @@ export type ClientsQuery = z.infer<typeof clientsQuerySchema>;
 /** The filters alone (what the list and the Excel export share); paging and sort are the list's. */
 export type ClientFilters = Omit<ClientsQuery, 'page' | 'per_page' | 'sort' | 'order'>;
 
+/**
+ * The affiliate a client is shown under (back-office.md §3, issue 27 item 12): the affiliate of its `affiliate_id` (a
+ * lead posted with an affiliate's token), else the last ' - ' segment of its campaign, else none. The clients list and
+ * the Excel export both show this.
+ */
+export function clientAffiliate(client: { affiliate_name: string | null; campaign: string }): string | null {
+  if (client.affiliate_name) return client.affiliate_name;
+  const at = client.campaign.lastIndexOf(' - ');
+  return at < 0 ? null : client.campaign.slice(at + 3).trim() || null;
+}
+
+/** A row of the clients list: the client and the name of the affiliate of its affiliate_id (null without one). */
+export const clientListItemSchema = clientSchema.extend({ affiliate_name: z.string().nullable() });
+export type ClientListItem = z.infer<typeof clientListItemSchema>;
+
 export const clientsResponseSchema = z.object({
-  items: z.array(clientSchema),
+  items: z.array(clientListItemSchema),
   /** Exact, unless `total_capped`: then at least this many match (decisions.md, the clients list's count). */
   total: z.number().int(),
   /** True when the filters match more than 10,000 clients and `total` is that cap, not the exact count. */

@@ -273,7 +273,8 @@ export async function listClients(deps: AppDeps, query: ClientsQuery, actor: Act
       .selectFrom(pageIds.as('p'))
       .innerJoin('clients', 'clients.id', 'p.page_id')
       .leftJoin('users as m', 'm.id', 'clients.assigned_manager')
-      .select([...CLIENT_COLUMNS])
+      .leftJoin('affiliates as af', 'af.id', 'clients.affiliate_id')
+      .select([...CLIENT_COLUMNS, 'af.name as affiliate_name'])
       .orderBy(sql.ref(sortColumn), direction)
       .orderBy('clients.id', query.order)
       .execute(),
@@ -281,7 +282,10 @@ export async function listClients(deps: AppDeps, query: ClientsQuery, actor: Act
   return {
     total: counted.total,
     total_capped: counted.capped,
-    items: (rows as unknown as ClientRow[]).map(toClient),
+    items: rows.map((row) => ({
+      ...toClient(row as unknown as ClientRow),
+      affiliate_name: row.affiliate_name ?? null,
+    })),
   };
 }
 

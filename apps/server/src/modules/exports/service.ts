@@ -1,4 +1,11 @@
-import { can, centsToDollars, type ClientFilters, type DepositFilters, type Lang } from '@brokerage/shared';
+import {
+  can,
+  centsToDollars,
+  clientAffiliate,
+  type ClientFilters,
+  type DepositFilters,
+  type Lang,
+} from '@brokerage/shared';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { AppDeps } from '../../platform/deps.js';
@@ -115,12 +122,6 @@ function today(timeZone: string): string {
   );
 }
 
-/** The last ' - ' segment of a campaign names its affiliate (back-office.md §3); none without one. */
-export function affiliateOfCampaign(campaign: string): string | null {
-  const at = campaign.lastIndexOf(' - ');
-  return at < 0 ? null : campaign.slice(at + 3).trim() || null;
-}
-
 /** A client row as the export reads it: the list's columns and the affiliate's name. */
 export type ExportClientRow = Pick<
   ClientRow,
@@ -196,7 +197,7 @@ export function clientsSheet(lang: Lang, timeZone: string) {
       statuses[r.status] ?? r.status,
       r.campaign,
       r.source,
-      r.affiliate_name ?? affiliateOfCampaign(r.campaign),
+      clientAffiliate(r),
       centsToDollars(r.total_deposits_cents),
       r.ftd ? L.yes : L.no,
       r.assigned_manager === null ? L.unassigned : (r.assigned_manager_name ?? ''),

@@ -1,14 +1,12 @@
-import { CRM_MENU, can, type Permission, type Role } from '@brokerage/shared';
+import { CRM_MENU, canAny, type MenuEntry, type Role } from '@brokerage/shared';
 
 /**
  * The permission each /crm section needs (§6): the menu's.
  * The staff page is left out on purpose: §2.12 answers other roles with its own 'Access denied' screen.
  */
-const SECTION_PERMISSIONS: readonly { path: string; permission: Permission }[] = CRM_MENU.filter(
-  (entry) => entry.path !== '/crm/staff',
-);
+const SECTION_PERMISSIONS: readonly MenuEntry[] = CRM_MENU.filter((entry) => entry.path !== '/crm/staff');
 
-export function sectionPermission(pathname: string): Permission | null {
+export function sectionPermission(pathname: string): MenuEntry['permission'] | null {
   const section = SECTION_PERMISSIONS.find((entry) => pathname === entry.path || pathname.startsWith(`${entry.path}/`));
   return section ? section.permission : null;
 }
@@ -16,7 +14,7 @@ export function sectionPermission(pathname: string): Permission | null {
 /** Whether the role may open the path. */
 export function mayOpen(role: Role, pathname: string): boolean {
   const permission = sectionPermission(pathname);
-  return permission === null || can(role, permission);
+  return permission === null || canAny(role, permission);
 }
 
 /** back-office.md §2.1: the sales roles opening the withdrawal requests or the deposit history go to the dashboard. */

@@ -1,4 +1,4 @@
-import type { Client } from '@brokerage/shared';
+import { clientAffiliate, type ClientListItem } from '@brokerage/shared';
 import { Checkbox, Group, Text, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
 import type { KeyboardEvent, MouseEvent } from 'react';
@@ -12,7 +12,7 @@ import { TruncatedText } from '../../ui/TruncatedText';
 import { IdentityBadge } from './IdentityAlert';
 
 export interface ClientsViewProps {
-  items: Client[];
+  items: ClientListItem[];
   loading: boolean;
   showManager: boolean;
   timeZone: string;
@@ -24,12 +24,6 @@ export interface SelectionProps {
   onToggle: (id: number) => void;
   /** The header checkbox: select every row of the page, or clear them all. */
   onToggleAll: (ids: number[], select: boolean) => void;
-}
-
-/** The affiliate of a client (§3): the last ' - ' segment of its campaign, or null. */
-export function affiliateOf(campaign: string): string | null {
-  const at = campaign.lastIndexOf(' - ');
-  return at < 0 ? null : campaign.slice(at + 3).trim() || null;
 }
 
 export interface SortProps {
@@ -46,7 +40,7 @@ export function clientCardPath(id: number): string {
 /** A client's manager as the list shows it (§2.5): the name, else 'Не назначен'. */
 export function useManagerText() {
   const { t } = useTranslation();
-  return (client: Client) =>
+  return (client: Pick<ClientListItem, 'assigned_manager' | 'assigned_manager_name'>) =>
     client.assigned_manager === null ? t('clients.unassigned') : client.assigned_manager_name || t('common.dash');
 }
 
@@ -125,9 +119,9 @@ export function ClientsTable({
   const sortable = (
     field: ClientSortField,
     label: string,
-    column: Omit<DataColumn<Client>, 'key' | 'header'>,
+    column: Omit<DataColumn<ClientListItem>, 'key' | 'header'>,
     testId?: string,
-  ): DataColumn<Client> => {
+  ): DataColumn<ClientListItem> => {
     const active = sort === field;
     return {
       key: field,
@@ -141,9 +135,11 @@ export function ClientsTable({
       ...column,
     };
   };
-  const truncated = (value: (client: Client) => string) => (client: Client) => <TruncatedText value={value(client)} />;
+  const truncated = (value: (client: ClientListItem) => string) => (client: ClientListItem) => (
+    <TruncatedText value={value(client)} />
+  );
 
-  const columns: DataColumn<Client>[] = [
+  const columns: DataColumn<ClientListItem>[] = [
     ...(selection
       ? [
           {
@@ -164,7 +160,7 @@ export function ClientsTable({
               onKeyDown: (event: KeyboardEvent) => event.stopPropagation(),
             },
             card: 'hidden',
-            cell: (client: Client) => (
+            cell: (client: ClientListItem) => (
               <Checkbox
                 aria-label={tc('list.selectOne', { name: client.name || client.id })}
                 checked={selection.selected.has(client.id)}
@@ -172,7 +168,7 @@ export function ClientsTable({
                 data-testid="client-select"
               />
             ),
-          } satisfies DataColumn<Client>,
+          } satisfies DataColumn<ClientListItem>,
         ]
       : []),
     sortable('id', t('clients.columns.id'), {
@@ -226,7 +222,7 @@ export function ClientsTable({
     }),
     sortable('affiliate_id', tc('list.columns.affiliate'), {
       card: 'hidden',
-      cell: truncated((client) => affiliateOf(client.campaign) ?? dash),
+      cell: truncated((client) => clientAffiliate(client) ?? dash),
     }),
     sortable('total_deposits', t('clients.columns.balance'), {
       align: 'right',

@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     projects: [
       { test: { name: 'shared', include: ['packages/shared/test/**/*.test.ts'] } },
+      { test: { name: 'verifier', include: ['packages/verifier/test/**/*.test.ts'] } },
       {
         test: {
           name: 'server',

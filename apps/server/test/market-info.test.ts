@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FUNDAMENTALS_SELECTOR } from '@brokerage/shared';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -16,7 +17,11 @@ const fixture = (name: string) => fs.readFileSync(path.join(here, 'fixtures/finn
 const snapshot = JSON.parse(fs.readFileSync(SNAPSHOT_FILE, 'utf8')) as {
   snapshot_date: string;
   calendar: { type: string }[];
+  fundamentals: Record<string, unknown>;
 };
+/** Selector order. */
+const bySelector = (a: string, b: string) =>
+  (FUNDAMENTALS_SELECTOR as readonly string[]).indexOf(a) - (FUNDAMENTALS_SELECTOR as readonly string[]).indexOf(b);
 const KEY = 'fh-test-key-3f9a1c0b7d';
 
 /** Stands in for Finnhub at FINNHUB_BASE_URL: answers the recorded responses, and records what it was asked. */
@@ -111,6 +116,16 @@ describe.each(dbKinds())('market information on %s (D14)', (kind) => {
       expect(en.json().detail).toBe('Fundamental analysis is available for stocks only');
     });
 
+    it('lists only the stocks the snapshot has data for (issue 27 item 13)', async () => {
+      const res = await t.inject({ method: 'GET', url: '/api/fundamentals' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ source: 'snapshot', symbols: Object.keys(snapshot.fundamentals).sort(bySelector) });
+      // Every listed stock answers figures, none 'no data' (AMD, INTC, … were listed and answered 404).
+      for (const symbol of res.json().symbols as string[])
+        expect((await t.inject({ method: 'GET', url: `/api/fundamentals/${symbol}` })).statusCode, symbol).toBe(200);
+      expect(res.json().symbols).not.toContain('AMD');
+    });
+
     it('answers 404 for a listed stock the snapshot has no data for and for an unknown symbol, 400 for garbage', async () => {
       expect((await t.inject({ method: 'GET', url: '/api/fundamentals/AMD' })).statusCode).toBe(404);
       const unknown = await t.inject({ method: 'GET', url: '/api/fundamentals/ZZZZ' });
@@ -136,6 +151,11 @@ describe.each(dbKinds())('market information on %s (D14)', (kind) => {
     afterAll(async () => {
       await t.close();
       await finnhub.close();
+    });
+
+    it('lists every stock of the selector with a live provider', async () => {
+      const res = await t.inject({ method: 'GET', url: '/api/fundamentals' });
+      expect(res.json()).toEqual({ source: 'live', symbols: [...FUNDAMENTALS_SELECTOR] });
     });
 
     it('maps the earnings and economic calendars, skipping malformed rows, and is not demo', async () => {

@@ -121,6 +121,14 @@ export const API_ROUTES = {
   'GET /api/prices/:symbol/candles': 'public',
   /** Issue 14: the stored ticks of a span of at most 10 minutes, so anyone can check a strike or a close. */
   'GET /api/prices/:symbol/ticks': 'public',
+  /**
+   * Issue 30 (D27): the price log's public key, its signed tree heads and consistency proofs between them, so anyone
+   * can check the prices trades settled at.
+   */
+  'GET /api/price-log/key': 'public',
+  'GET /api/price-log/heads': 'public',
+  'GET /api/price-log/heads/latest': 'public',
+  'GET /api/price-log/consistency': 'public',
   /** D16: demo mode's offer (durations and the default payout and limits); nothing about any account. */
   'GET /api/trading/demo-settings': 'public',
   'POST /api/trading/place-trade': 'client',
@@ -133,6 +141,9 @@ export const API_ROUTES = {
   /** Issue 14: the client's own account statement and its file. */
   'GET /api/trading/statement': 'client',
   'GET /api/trading/statement/export': 'client',
+  /** Issue 30: the proof of the client's own settled trade (another's is 404), and of a period's trades as one file. */
+  'GET /api/trading/trades/:id/proof': 'client',
+  'GET /api/trading/proofs': 'client',
   'GET /api/trading/admin/accounts': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId': 'trading.manage',
   'GET /api/trading/admin/accounts/:accountId/active-trades': 'trading.manage',
@@ -145,6 +156,8 @@ export const API_ROUTES = {
   'PUT /api/trading/admin/balance/:clientId': 'trading.manage',
   /** Issue 14: the same contract audit for staff, through the client scope (D5). */
   'GET /api/trading/admin/accounts/:accountId/trades/:id/audit': 'trading.manage',
+  /** Issue 30: the same proof for staff, through the client scope (D5). */
+  'GET /api/trading/admin/accounts/:accountId/trades/:id/proof': 'trading.manage',
   'POST /api/withdraw-requests': 'client',
   'GET /api/my-withdraw-requests': 'client',
   'POST /api/deposit-intents': 'client',
@@ -186,6 +199,7 @@ export const API_ROUTES = {
   'GET /api/site-content': 'public',
   'GET /api/site/facts': 'public',
   'GET /api/economic-calendar': 'public',
+  'GET /api/fundamentals': 'public',
   'GET /api/fundamentals/:symbol': 'public',
   /** §2.13 Affiliates (D17): list, stats with the last postback deliveries, edit (the signing secret once), delete. */
   'GET /api/affiliates': 'affiliates.manage',

@@ -82,3 +82,13 @@ export const fundamentalsParam = z.strictObject({
 });
 export const fundamentalsResponseSchema = z.object({ source: marketInfoSourceSchema, data: fundamentalsSchema });
 export type FundamentalsResponse = z.infer<typeof fundamentalsResponseSchema>;
+
+/**
+ * GET /api/fundamentals: the stocks of the selector the current source has data for, in selector order (issue 27 item
+ * 13: the selector listed seven stocks the shipped snapshot has nothing on, each answering 'no data').
+ */
+export const fundamentalsListSchema = z.object({
+  source: z.enum(['live', 'snapshot']).describe("'snapshot' when the shipped snapshot answers (no provider key)"),
+  symbols: z.array(z.string()),
+});
+export type FundamentalsList = z.infer<typeof fundamentalsListSchema>;

@@ -121,6 +121,11 @@ export class FinnhubProvider implements MarketInfoProvider {
     return events;
   }
 
+  /** A live provider covers every US stock of the selector. */
+  fundamentalsSymbols(selector: readonly string[]): readonly string[] {
+    return selector;
+  }
+
   async fundamentals(symbol: string): Promise<Fundamentals | null> {
     const q = encodeURIComponent(symbol);
     const [profile, basics] = await Promise.all([

@@ -10,6 +10,8 @@ export interface MarketInfoProvider {
   calendar(now: Date): Promise<CalendarEvent[]>;
   /** null when the provider has no data for the symbol. */
   fundamentals(symbol: string): Promise<Fundamentals | null>;
+  /** The symbols of `selector` it can answer fundamentals for, in that order. */
+  fundamentalsSymbols(selector: readonly string[]): readonly string[];
 }
 
 /** A provider call that failed (network, status, unexpected body); the message never carries the key. */

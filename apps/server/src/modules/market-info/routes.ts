@@ -2,6 +2,7 @@ import {
   calendarQuerySchema,
   calendarResponseSchema,
   errorSchema,
+  fundamentalsListSchema,
   fundamentalsParam,
   fundamentalsResponseSchema,
 } from '@brokerage/shared';
@@ -28,6 +29,18 @@ export const marketInfoRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; now: () =>
       },
     },
     async (request) => service.calendar(request.query.type),
+  );
+
+  app.get(
+    '/api/fundamentals',
+    {
+      schema: {
+        tags: ['market-info'],
+        summary: 'The stocks fundamentals can be asked for: those the current source has data for',
+        response: { 200: fundamentalsListSchema },
+      },
+    },
+    async () => service.fundamentalsList(),
   );
 
   app.get(

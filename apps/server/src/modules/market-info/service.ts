@@ -4,6 +4,7 @@ import {
   type CalendarEvent,
   type CalendarResponse,
   type Fundamentals,
+  type FundamentalsList,
   type FundamentalsResponse,
   type MarketInfoSource,
 } from '@brokerage/shared';
@@ -114,6 +115,15 @@ export class MarketInfoService {
     );
     const events = type === 'all' ? entry.value : entry.value.filter((e) => e.type === type);
     return { source: entry.source, events: sortCalendar(events, now.toISOString().slice(0, 10)) };
+  }
+
+  /** The selector's stocks the source has data for (issue 27 item 13). */
+  fundamentalsList(): FundamentalsList {
+    const provider = this.live ?? this.snapshot;
+    return {
+      source: this.live ? 'live' : 'snapshot',
+      symbols: [...provider.fundamentalsSymbols(FUNDAMENTALS_SELECTOR)],
+    };
   }
 
   async fundamentals(rawSymbol: string): Promise<FundamentalsResponse> {

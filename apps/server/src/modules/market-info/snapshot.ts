@@ -36,4 +36,9 @@ export class SnapshotProvider implements MarketInfoProvider {
   fundamentals(symbol: string): Promise<Fundamentals | null> {
     return Promise.resolve(this.data[symbol] ?? null);
   }
+
+  /** Only the stocks the snapshot holds. */
+  fundamentalsSymbols(selector: readonly string[]): readonly string[] {
+    return selector.filter((symbol) => symbol in this.data);
+  }
 }

@@ -1,9 +1,9 @@
-import { FUNDAMENTALS_SELECTOR, findAsset, type Fundamentals } from '@brokerage/shared';
+import { FUNDAMENTALS_SELECTOR, FUNDAMENTALS_SYMBOLS, findAsset, type Fundamentals } from '@brokerage/shared';
 import { Alert, Card, Group, Loader, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../lib/api';
-import { useFundamentals } from './api';
+import { useFundamentals, useFundamentalsList } from './api';
 import { DemoNotice } from './DemoNotice';
 import { formatMoney, formatMoneyCompact, formatRatio } from './format';
 
@@ -94,6 +94,8 @@ export function FundamentalsView({ asset }: { asset?: string }) {
   const current = asset?.toUpperCase();
   const nonStock = current !== undefined && !isListedStock(current) && findAsset(current)?.category !== 'stocks_us';
   const [picked, setPicked] = useState<string | null>(null);
+  // Issue 27 item 13: only the stocks the source has data for (the snapshot covers the first eight of §2.9).
+  const covered: readonly string[] = useFundamentalsList().data?.symbols ?? FUNDAMENTALS_SYMBOLS;
   const symbol = picked ?? (current && isListedStock(current) ? current : nonStock ? null : 'AAPL');
   const query = useFundamentals(symbol);
   const notFound = query.error instanceof ApiError && query.error.status === 404;
@@ -106,7 +108,7 @@ export function FundamentalsView({ asset }: { asset?: string }) {
           <Select
             aria-label={t('marketInfo.fundamentals.stock')}
             placeholder={t('marketInfo.fundamentals.stock')}
-            data={[...FUNDAMENTALS_SELECTOR]}
+            data={symbol && !covered.includes(symbol) ? [symbol, ...covered] : [...covered]}
             value={symbol}
             onChange={(v) => v && setPicked(v)}
             allowDeselect={false}

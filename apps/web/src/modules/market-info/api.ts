@@ -1,4 +1,9 @@
-import { calendarResponseSchema, fundamentalsResponseSchema, type CalendarEventType } from '@brokerage/shared';
+import {
+  calendarResponseSchema,
+  fundamentalsListSchema,
+  fundamentalsResponseSchema,
+  type CalendarEventType,
+} from '@brokerage/shared';
 import { useQuery } from '@tanstack/react-query';
 import { apiCall } from '../../lib/api';
 
@@ -9,6 +14,7 @@ export const CALENDAR_REFRESH_MS = 300_000;
 export const marketInfoKeys = {
   calendar: (type: CalendarFilter) => ['market-info', 'calendar', type] as const,
   fundamentals: (symbol: string) => ['market-info', 'fundamentals', symbol] as const,
+  fundamentalsList: () => ['market-info', 'fundamentals-list'] as const,
 };
 
 export function useEconomicCalendar(type: CalendarFilter) {
@@ -17,6 +23,15 @@ export function useEconomicCalendar(type: CalendarFilter) {
     queryFn: () => apiCall(calendarResponseSchema, '/api/economic-calendar', { query: { type } }),
     refetchInterval: CALENDAR_REFRESH_MS,
     staleTime: 60_000,
+  });
+}
+
+/** The stocks the source has fundamentals for (the selector lists only those). */
+export function useFundamentalsList() {
+  return useQuery({
+    queryKey: marketInfoKeys.fundamentalsList(),
+    queryFn: () => apiCall(fundamentalsListSchema, '/api/fundamentals'),
+    staleTime: 600_000,
   });
 }
 

@@ -244,6 +244,16 @@ describe.runIf(browserAvailable())('markets, clock and client funds (issue 15)',
     await page.context().close();
   });
 
+  it('sends a client who logs out to the public site, not the staff sign-in page (issue 27 item 11)', async () => {
+    const { page } = await signIn(CLIENT);
+    await page.getByTestId('trade-panel').waitFor();
+    await page.getByTestId('account-button').click();
+    await page.getByTestId('logout').click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.getByTestId('site').waitFor();
+    await page.context().close();
+  });
+
   it('reads a reminder typed at 10:00 in a New York browser as 10:00 in the business zone', async () => {
     const { page, problems } = await signIn(SUPERADMIN, { timezoneId: 'America/New_York' });
     const admin = await apiLogin(server, SUPERADMIN, PASSWORD);

@@ -70,14 +70,18 @@ export function useDemoAccounts() {
   });
 }
 
-/** Ends the session on the server, then reloads on /login so nothing of this user stays in memory. */
-export async function logout(): Promise<void> {
+/**
+ * Ends the session on the server, then reloads on `to` so nothing of this user stays in memory: staff on the staff
+ * sign-in page, a client on the public site ('/', CP §2.4 — issue 27 item 11: a trader landed on /login, the staff
+ * page listing the demo staff logins).
+ */
+export async function logout(to: '/login' | '/' = '/login'): Promise<void> {
   try {
     await apiRequest('/api/auth/logout', { method: 'POST' });
   } catch {
     // Already signed out on the server (expired session): leaving is still right.
   }
-  window.location.assign('/login');
+  window.location.assign(to);
 }
 
 /** Remembers where an anonymous visitor wanted to go in /crm (D10). */

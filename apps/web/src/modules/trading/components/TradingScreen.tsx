@@ -260,7 +260,7 @@ export function TradingScreen({
                   <Menu.Item
                     leftSection={<IconLogout size={16} />}
                     color="red"
-                    onClick={() => void logout()}
+                    onClick={() => void logout('/')}
                     data-testid="logout"
                   >
                     {t('account.logout')}

@@ -215,7 +215,11 @@ export function useVerifyIdentity(clientId: number) {
   });
 }
 
-/** POST /api/clients/:id/register-user (§2.6 'Register user'); the card and its summary are refreshed. */
+/**
+ * POST /api/clients/:id/register-user (§2.6 'Register user'): it creates the trading account, which credits the
+ * deposits recorded before (or marks them waiting for the identity check), so the card, its deposits, its summary and
+ * the list are refreshed (issue 27 item 2: the deposit still read 'НЕ ЗАЧИСЛЕН' after the ledger had credited it).
+ */
 export function useRegisterClientUser(clientId: number) {
   const queryClient = useQueryClient();
   return useMutation({
@@ -224,7 +228,9 @@ export function useRegisterClientUser(clientId: number) {
     onSettled: () =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: clientCardKeys.detail(clientId) }),
+        queryClient.invalidateQueries({ queryKey: depositKeys.all }),
         queryClient.invalidateQueries({ queryKey: summaryKeys.forClient(clientId) }),
+        queryClient.invalidateQueries({ queryKey: clientKeys.all }),
       ]),
   });
 }

@@ -230,6 +230,26 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await gold.waitFor({ state: 'hidden' });
   });
 
+  it("shows no payout figure until the account's settings are in (issue 27 item 3)", async () => {
+    // A slow network: the account's settings answer only when the test lets them. The default 85 % (+$21.25) was
+    // shown for ~2 s as if it were the account's.
+    const slow = await context.newPage();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await slow.route('**/api/trading/client-settings', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await slow.goto(`${server.url}/trading`);
+    await slow.getByTestId('trade-panel').waitFor();
+    expect(await slow.getByTestId('potential-profit').textContent()).toBe('—');
+    expect(await slow.getByTestId('account-payout').textContent()).toBe('Выплата счета загружается…');
+    release();
+    await expect.poll(() => slow.getByTestId('potential-profit').textContent()).toBe('+$21.25');
+    expect(await slow.getByTestId('account-payout').textContent()).toBe('Выплата счета: 85% от суммы');
+    await slow.close();
+  });
+
   it('places a call, counts down, and shows the server result as a toast and in the balance', async () => {
     await chooseDuration(page, `${DURATION} с`);
     await page.getByTestId('buy-button').click();

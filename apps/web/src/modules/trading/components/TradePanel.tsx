@@ -66,6 +66,9 @@ export function TradePanel({
     maximum === null
       ? t('panel.maxLoading')
       : t(maximum.binds === 'balance' ? 'panel.maxBalance' : 'panel.maxLimit', { amount: usd(maximum.amount) });
+  // Issue 27 item 3: until the account's settings are in, its payout is not known — no default 85 % shown as if it
+  // were the account's.
+  const payoutKnown = account.settingsReady;
   const profit = potentialProfit(amount, settings.payout_percentage);
   const stake = Number(amount);
   const payoutTotal = Number.isFinite(stake) && profit > 0 ? stake + profit : 0;
@@ -113,13 +116,13 @@ export function TradePanel({
       <Group justify="space-between" wrap="nowrap">
         <Text size="sm">{t('panel.profit')}</Text>
         <Text fw={700} c="teal" data-testid="potential-profit">
-          +{usd(profit)}
+          {payoutKnown ? `+${usd(profit)}` : '—'}
         </Text>
       </Group>
       <Group justify="space-between" wrap="nowrap">
         <Text size="sm">{t('panel.payoutTotal')}</Text>
         <Text fw={700} data-testid="potential-payout">
-          {usd(payoutTotal)}
+          {payoutKnown ? usd(payoutTotal) : '—'}
         </Text>
       </Group>
     </Stack>
@@ -178,8 +181,8 @@ export function TradePanel({
         {!bar && amountInput}
         {!bar && expirySelect}
         {figures}
-        <Text size="xs" c="dimmed">
-          {t('panel.payout', { payout: settings.payout_percentage })}
+        <Text size="xs" c="dimmed" data-testid="account-payout">
+          {payoutKnown ? t('panel.payout', { payout: settings.payout_percentage }) : t('panel.payoutLoading')}
         </Text>
         {!bar && problemBox}
         {!bar && buttons}

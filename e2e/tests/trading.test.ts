@@ -233,7 +233,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
   it("shows no payout figure until the account's settings are in (issue 27 item 3)", async () => {
     // A slow network: the account's settings answer only when the test lets them. The default 85 % (+$21.25) was
     // shown for ~2 s as if it were the account's.
-    const slow = await context.newPage();
+    const slow = await page.context().newPage();
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     await slow.route('**/api/trading/client-settings', async (route) => {

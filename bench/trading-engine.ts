@@ -16,6 +16,14 @@
  *    same state change (trades closed, payout and refund entries with their running balance_after, balances moved).
  *    The worker's figure is its settlement committed; a third line adds the live events it then sends (trade.settled
  *    per trade, balance.changed per account), work the statement does not do.
+ * 3. The price log (issue 30, D27): ticks appended per second by the feed's statement (storeTicks: the ticks, their
+ *    leaf indexes, symbol counts and leaf hashes, the watermark), in batches of BENCH_TICK_BATCH (default 1,000),
+ *    against the same batches inserted into a table of price_ticks' shape and index without the log (one INSERT …
+ *    SELECT FROM unnest), alternated; a second line adds a signed head after every batch (the internal nodes hashed and
+ *    written, the root signed: what the feed does once a second). BENCH_TICKS (default 200,000) ticks per side. Then
+ *    the proof of one settled trade (price-log/proof.ts tradeProof, as the route builds it) for BENCH_PROOFS (default
+ *    500) trades of the settlement set, one at a time: p95 against the 10 ms target (the baseline column is the
+ *    target; ratio ≤ 1 is within it), with the contract audit of the same trades for scale.
  *
  *   npm run bench:trading                                                   # embedded PGlite
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:trading
@@ -56,6 +64,13 @@ import type { Database } from '../apps/server/src/platform/db/types.js';
 import { reconcile } from '../apps/server/src/modules/ledger/service.js';
 import { storeTicks } from '../apps/server/src/modules/prices/feed-store.js';
 import { settleDueTrades, settlementLanes } from '../apps/server/src/modules/trading/settlement.js';
+import { publishHead } from '../apps/server/src/modules/price-log/publisher.js';
+import type { PriceLogSigner } from '../apps/server/src/modules/price-log/keys.js';
+import type { PriceTick } from '../apps/server/src/modules/prices/source.js';
+import { tradeProof } from '../apps/server/src/modules/price-log/proof.js';
+import { clientTradeAudit } from '../apps/server/src/modules/trading/audit.js';
+import { ASSET_SYMBOLS } from '@brokerage/shared';
+import { generateKeyPairSync } from 'node:crypto';
 import { placeTrade } from '../apps/server/src/modules/trading/service.js';
 import { testConfig } from '../apps/server/test/helpers.js';
 import { fundAccount, placeTradeBody, stakeStatement } from './place-trade-calls.js';
@@ -63,6 +78,9 @@ import { benchSize, guardLoad, printMarkdown, report } from './support.js';
 
 const TRADES = benchSize('BENCH_TRADES', 2000, 40);
 const SETTLE = benchSize('BENCH_SETTLE', 100_000, 400);
+const TICKS = benchSize('BENCH_TICKS', 200_000, 2_000);
+const TICK_BATCH = benchSize('BENCH_TICK_BATCH', 1_000, 200);
+const PROOFS = benchSize('BENCH_PROOFS', 500, 20);
 const CONCURRENCY = 32;
 const POOL = 10;
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
@@ -350,6 +368,8 @@ async function main(): Promise<void> {
     TRADE_DURATIONS: '5,300',
     LOGIN_RATE_PER_MINUTE: '100000',
     TRUST_PROXY: 'loopback',
+    // D27: the feed signs price log heads (settlement waits for them); a key of the run's own, no key file.
+    PRICE_LOG_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     // On PostgreSQL the bus a server runs with: LISTEN/NOTIFY (every placed trade's events are a NOTIFY, and the
     // database's announcements keep the session cache), as in production.
     ...(url ? { DATABASE_URL: url } : {}),
@@ -692,6 +712,8 @@ async function main(): Promise<void> {
     watermark: new Date(now + 20_000),
     fence: null,
   });
+  // D27: settlement waits for a signed head covering the tick after the expiry.
+  await publishHead(db, app.engine.priceLogSigner, now + 20_000);
   await app.engine.settleDueTrades({ now: new Date(now + 20_000) });
 
   // ---------------------------------------------------------------- settlement of 100,000 trades expiring together
@@ -725,10 +747,12 @@ async function main(): Promise<void> {
       create temp table new_trades_${label2} as
       with ins as (
         insert into trades (account_id, asset, direction, amount_cents, duration_seconds, payout_percentage,
-                            strike_price, strike_at, expires_at, created_at)
+                            strike_price, strike_at, expires_at, created_at, opened_log_size)
         select a.id, 'EURUSD', case when g % 2 = 0 then 'call' else 'put' end, 100 + (g % 50) * 100, 300, 85,
-               1.10000 + ((g % 3) - 1) * 0.00010, '${new Date(now).toISOString()}', '${expires.toISOString()}',
-               '${new Date(now).toISOString()}'
+               1.10000 + ((g % 3) - 1) * 0.00010,
+               -- the newest stored EURUSD tick and the log's size: the proofs measured below find their strike
+               (select max(at) from price_ticks where symbol = 'EURUSD'), '${expires.toISOString()}',
+               '${new Date(now).toISOString()}', (select size from price_log_state)
         from generate_series(0, ${SETTLE - 1}) g
         join (select id, row_number() over (order by id) - 1 as n from bench_accounts) a on a.n = g % ${ACCOUNTS}
         order by a.id, g
@@ -749,6 +773,14 @@ async function main(): Promise<void> {
     ticks: [
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E1.getTime() - 1000) },
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E1.getTime() + 1000) },
+    ],
+    watermark: new Date(E1.getTime() + 1000),
+    fence: null,
+  });
+  // The head the engine's settlement of E1 waits for (D27), signed before it settles (E1 + 2 s).
+  await publishHead(db, app.engine.priceLogSigner, E1.getTime() + 1500);
+  await storeTicks(db, {
+    ticks: [
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E2.getTime() - 1000) },
       { symbol: 'EURUSD', price: '1.10000', at: new Date(E2.getTime() + 1000) },
     ],
@@ -843,6 +875,9 @@ async function main(): Promise<void> {
   report(`settle ${SETTLE} trades: wall time with the live events`, withEventsSeconds, sqlSeconds, 's', 2);
   console.log(`  (outcomes over both sets: ${outcomes.map((o) => `${o.status} ${o.n}`).join(', ')})`);
 
+  await priceLogBench(db, app.engine.priceLogSigner, E2.getTime() + 10_000);
+  await proofBench(db, E1);
+
   const mismatches = await reconcile(db);
   console.log(
     `\nreconcile after the run: ${mismatches.length === 0 ? 'every balance equals its ledger' : JSON.stringify(mismatches.slice(0, 3))}`,
@@ -854,6 +889,112 @@ async function main(): Promise<void> {
   await handle.close();
   fs.rmSync(dir, { recursive: true, force: true });
   if (mismatches.length) process.exit(1);
+}
+
+// ---------------------------------------------------------------- the price log (issue 30, D27)
+
+/**
+ * Ticks appended per second by the price log against a plain insert of the same batches, alternated batch by batch
+ * (so a drift of the machine weighs on both). Ours: storeTicks, the feed's statement (each tick's leaf index, symbol
+ * count and leaf hash, the watermark); then the same with a signed head after each batch (publishHead: the internal
+ * nodes hashed and written, the root signed). Baseline: the batch into a table of price_ticks' shape and index
+ * (bench_plain_ticks), one INSERT … SELECT FROM unnest, through the same Kysely connection. Ticks of every symbol of
+ * the catalogue, times after `from` (past every watermark so far).
+ */
+async function priceLogBench(db: Db, signer: PriceLogSigner, from: number): Promise<void> {
+  console.log(`\nprice log: ${TICKS.toLocaleString('en')} ticks per side in batches of ${TICK_BATCH}`);
+  await sql`create table bench_plain_ticks (id bigserial primary key, symbol text not null,
+            price numeric not null check (price > 0), at timestamptz not null)`.execute(db);
+  await sql`create index bench_plain_ticks_symbol_at on bench_plain_ticks (symbol, at desc, id desc)`.execute(db);
+  let at = from;
+  const batch = (): PriceTick[] =>
+    Array.from({ length: TICK_BATCH }, (_, i) => ({
+      symbol: ASSET_SYMBOLS[i % ASSET_SYMBOLS.length]!,
+      price: (1 + (at % 1000) / 10_000).toFixed(5),
+      at: new Date((at += 1)),
+    }));
+  const plain = async (ticks: PriceTick[]) => {
+    await sql`insert into bench_plain_ticks (symbol, price, at)
+      select v.symbol, v.price, v.at
+      from unnest(${ticks.map((t) => t.symbol)}::text[], ${ticks.map((t) => t.price)}::numeric[],
+                  ${ticks.map((t) => t.at.toISOString())}::timestamptz[]) with ordinality as v(symbol, price, at, n)
+      order by v.n`.execute(db);
+  };
+  const logged = async (ticks: PriceTick[], head: boolean) => {
+    const stored = await storeTicks(db, { ticks, watermark: ticks[ticks.length - 1]!.at, fence: null });
+    if (stored.stored !== ticks.length) throw new Error(`price log: stored ${stored.stored} of ${ticks.length}`);
+    if (head) await publishHead(db, signer, ticks[ticks.length - 1]!.at.getTime());
+  };
+  const rounds = Math.max(1, Math.floor(TICKS / TICK_BATCH));
+  for (const head of [false, true]) {
+    let ours = 0;
+    let base = 0;
+    // One warm-up batch of each, not counted.
+    await logged(batch(), head);
+    await plain(batch());
+    for (let r = 0; r < rounds; r++) {
+      const a = batch();
+      const b = batch();
+      const t0 = performance.now();
+      await logged(a, head);
+      const t1 = performance.now();
+      await plain(b);
+      base += performance.now() - t1;
+      ours += t1 - t0;
+    }
+    const n = rounds * TICK_BATCH;
+    report(
+      head
+        ? 'price log: ticks appended per second with a signed head per batch vs plain tick insert'
+        : 'price log: ticks appended per second vs plain tick insert',
+      n / (ours / 1000),
+      n / (base / 1000),
+      'ticks/s',
+      0,
+    );
+  }
+  await sql`drop table bench_plain_ticks`.execute(db);
+}
+
+/**
+ * The proof of one settled trade, as GET /api/trading/trades/{id}/proof builds it (its scope lookup, the ticks and head
+ * statement, the audit paths' subtree hashes in one load), one at a time for PROOFS trades of the engine's settlement
+ * set: p95 against the 10 ms target; the contract audit of the same trades (GET …/audit) for scale.
+ */
+async function proofBench(db: Db, expiresAt: Date): Promise<void> {
+  const sample = await db
+    .selectFrom('trades')
+    .innerJoin('trading_accounts as a', 'a.id', 'trades.account_id')
+    .select(['trades.id', 'a.user_id'])
+    .where('trades.expires_at', '=', expiresAt)
+    .where('trades.status', '<>', 'active')
+    .orderBy('trades.id')
+    .limit(PROOFS)
+    .execute();
+  if (sample.length === 0) throw new Error('proof bench: no settled trade to prove');
+  const time = async (op: (id: number, userId: string) => Promise<unknown>) => {
+    const times: number[] = [];
+    for (const row of sample) {
+      const t = performance.now();
+      await op(Number(row.id), row.user_id!);
+      times.push(performance.now() - t);
+    }
+    times.sort((x, y) => x - y);
+    return {
+      p50: times[Math.floor(times.length * 0.5)]!,
+      p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]!,
+    };
+  };
+  // One pass each to warm the caches and the plans.
+  await time((id, userId) => tradeProof(db, id, { userId }));
+  const proof = await time((id, userId) => tradeProof(db, id, { userId }));
+  const audit = await time((id, userId) => clientTradeAudit(db, userId, id, new Date(), 'en'));
+  console.log(`\nproof of one trade, ${sample.length} trades one at a time`);
+  report('proof generation per trade p95 (baseline: the 10 ms target)', proof.p95, 10, 'ms', 2);
+  console.log(
+    `  (proof p50 ${proof.p50.toFixed(2)} ms; the contract audit of the same trades p50 ${audit.p50.toFixed(2)} ms, ` +
+      `p95 ${audit.p95.toFixed(2)} ms)`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -187,6 +187,7 @@ describe.runIf(browserAvailable())('public site', () => {
     const page = await newPage();
     await openLanding(page);
     const facts = await api<Facts>('/api/site/facts');
+    const priceLogKey = await api<{ public_key: string }>('/api/price-log/key');
     const content = JSON.parse(fs.readFileSync(contentFile, 'utf8'));
     const allowed = new Set<string>([
       String(facts.max_payout_percentage),
@@ -201,6 +202,9 @@ describe.runIf(browserAvailable())('public site', () => {
       '20',
       ...(facts.losing_accounts_percent === null ? [] : [String(facts.losing_accounts_percent)]),
       ...facts.losing_accounts_as_of.split('-').map((p) => String(Number(p))),
+      // Issue 30's transparency section: the price log's public key as the server publishes it, and its algorithm.
+      ...(priceLogKey.public_key.match(/\d+/g) ?? []),
+      '25519',
     ]);
     // The assets table's numbers are the server's prices and changes, checked in the test above.
     const text = await page.evaluate(() => {

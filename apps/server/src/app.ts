@@ -35,6 +35,7 @@ import { syncDashboardTimezone } from './modules/dashboard/service.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { staffRoutes } from './modules/staff/routes.js';
 import { priceRoutes } from './modules/prices/routes.js';
+import { priceLogRoutes } from './modules/price-log/routes.js';
 import { tradingAdminRoutes } from './modules/trading/admin-routes.js';
 import { voidRequestRoutes } from './modules/trading/void-request-routes.js';
 import { TradingEngine } from './modules/trading/engine.js';
@@ -186,6 +187,7 @@ export async function buildApp({
   });
   await registerLiveGateway(app, deps, engine.prices, liveStreamReader(deps.db));
   await app.register(priceRoutes, { deps, engine });
+  await app.register(priceLogRoutes, { deps, engine });
   await app.register(tradingRoutes, { engine });
   await app.register(tradingAdminRoutes, {
     engine,

@@ -9,6 +9,7 @@ import { hashPassword } from './platform/auth/passwords.js';
 import { writeAudit } from './platform/audit/audit.js';
 import { CLI_ACTOR } from './platform/auth/actor.js';
 import { demoAccounts, seedDemoData } from './seed/demo.js';
+import { priceLogSignerFromConfig } from './modules/price-log/keys.js';
 import { vaultFromConfig } from './platform/crypto/vault.js';
 
 export function randomPassword(): string {
@@ -71,7 +72,10 @@ async function bootstrapOnce(db: Db, config: Config, print: (line: string) => vo
   if (Number(n) > 0) return;
 
   if (config.DEMO_DATA) {
-    await seedDemoData(db, vaultFromConfig(config), { durations: config.TRADE_DURATIONS });
+    await seedDemoData(db, vaultFromConfig(config), {
+      durations: config.TRADE_DURATIONS,
+      priceLogSigner: priceLogSignerFromConfig(config),
+    });
     print('Demo data set created. Demo logins (password for all shown):');
     for (const a of demoAccounts()) print(`  ${a.role.padEnd(20)} ${a.email.padEnd(34)} ${a.password}`);
   }

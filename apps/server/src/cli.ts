@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { sql } from 'kysely';
 import { emailField } from '@brokerage/shared';
 import { createSuperadmin, embeddedDbHolder, randomPassword, SERVER_PID_FILE } from './bootstrap.js';
@@ -19,6 +20,8 @@ import {
 } from './platform/audit/chain-key.js';
 import { checkpointFile, readCheckpoints } from './platform/audit/checkpoints.js';
 import { restoreBackup, writeBackup } from './platform/db/backup.js';
+import { priceLogSignerFromConfig } from './modules/price-log/keys.js';
+import { verifyLogReport, verifyPriceLog } from './modules/price-log/verify-log.js';
 
 const USAGE = `Usage: npm run admin -- <command>
   create-superadmin <email>   create a superadmin (password from ADMIN_PASSWORD, or generated and printed)
@@ -30,6 +33,10 @@ const USAGE = `Usage: npm run admin -- <command>
                               1 tampered (names the first row that does not match, or the rows missing after the
                               chain's end); 3 chain key missing; 4 chain key does not match; 5 consistent but not
                               anchored (no checkpoint file)
+  verify-price-log [--from ISO --to ISO]
+                              recompute the price log (decisions.md D27) from the stored ticks: every leaf, every
+                              stored subtree hash, every signed head's root and signature; names a changed tick by
+                              its leaf index and the trades whose proofs used it. Audited. Exit 0 intact, 1 not
   backup <file>               write a consistent copy of the embedded database (with its card and audit keys and
                               the audit checkpoints) to <file>
   restore <file>              replace the embedded database with a backup (the current one is moved aside)
@@ -60,6 +67,8 @@ export async function runCli(args: string[], env = process.env, out = console.lo
       'reconcile-ledger',
       // issue 13: the audit chain and backups
       'verify-audit',
+      // issue 30 §4: the price log
+      'verify-price-log',
       'backup',
       'restore',
     ].includes(command)
@@ -200,6 +209,50 @@ export async function runCli(args: string[], env = process.env, out = console.lo
           );
       }
       return VERIFY_AUDIT_EXIT[result.status];
+    }
+    if (command === 'verify-price-log') {
+      const period: { from?: Date; to?: Date } = {};
+      for (const [flag, name] of [
+        ['--from', 'from'],
+        ['--to', 'to'],
+      ] as const) {
+        const at = args.indexOf(flag);
+        if (at < 0) continue;
+        const value = args[at + 1];
+        const date = value ? new Date(value) : null;
+        if (!date || Number.isNaN(date.getTime())) {
+          out(`${flag} needs an ISO 8601 date or instant (2026-11-01 or 2026-11-01T00:00:00Z).\n\n${USAGE}`);
+          return 2;
+        }
+        period[name] = date;
+      }
+      // The server's own key checks the signatures when it is at hand (PRICE_LOG_KEY, or the key file: never made
+      // here); else only the public keys stored beside the heads can, which whoever can write the database could add.
+      const signer = priceLogSignerFromConfig(config);
+      const serverKey = config.PRICE_LOG_KEY || fs.existsSync(signer.keyFile) ? signer.publicKey() : null;
+      const result = await verifyPriceLog(db, { ...period, serverKey });
+      for (const line of verifyLogReport(result)) out(line);
+      await writeAudit(db, CLI_ACTOR, {
+        action: 'price_log.verify',
+        entityType: 'price_log',
+        after: {
+          ok: result.ok,
+          from: period.from?.toISOString() ?? null,
+          to: period.to?.toISOString() ?? null,
+          leaves: [result.range.from, result.range.to],
+          leaves_checked: result.leavesChecked,
+          nodes_checked: result.nodesChecked,
+          heads_checked: result.headsChecked,
+          changed_leaves: result.badLeaves.items.slice(0, 100).map((l) => l.index),
+          changed_leaves_count: result.badLeaves.count,
+          bad_nodes_count: result.badNodes.count,
+          bad_heads: result.badHeads.items.slice(0, 100).map((h) => ({ tree_size: h.treeSize, reason: h.reason })),
+          bad_heads_count: result.badHeads.count,
+          trades: result.trades.slice(0, 1000),
+          server_key: result.serverKey,
+        },
+      });
+      return result.ok ? 0 : 1;
     }
     if (command === 'clear-ip-whitelist') {
       const n = await clearWhitelist(db, CLI_ACTOR);

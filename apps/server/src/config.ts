@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import path from 'node:path';
 import { STAFF_ROLES, type StaffRole } from '@brokerage/shared';
 import { z } from 'zod';
@@ -6,6 +7,15 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .default('0')
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+/** PRICE_LOG_KEY's check (modules/price-log/keys.ts reads it the same way: `\n` written out stands for a line break). */
+function isEd25519PrivateKey(pem: string): boolean {
+  try {
+    return createPrivateKey({ key: pem.replace(/\\n/g, '\n'), format: 'pem' }).asymmetricKeyType === 'ed25519';
+  } catch {
+    return false;
+  }
+}
 
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -171,6 +181,18 @@ const configSchema = z.object({
     .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
     .refine((v) => v === undefined || (/^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32), {
       message: '32 bytes in base64 (e.g. `openssl rand -base64 32`)',
+    }),
+  /**
+   * D27: the price log's signing key, an Ed25519 private key in PKCS#8 PEM (`openssl genpkey -algorithm ed25519`; line
+   * breaks may be written as `\n`). Unset: a key file DATA_DIR/keys/price-log-ed25519.pem is created on first use
+   * (mode 0600). Every process over one database must use the same key. Never logged or stored in the database.
+   */
+  PRICE_LOG_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .refine((v) => v === undefined || isEd25519PrivateKey(v), {
+      message: 'an Ed25519 private key in PKCS#8 PEM (e.g. `openssl genpkey -algorithm ed25519`)',
     }),
   /** D17: the region of phones written without a country code (libphonenumber-js, ISO 3166 alpha-2). */
   DEFAULT_PHONE_REGION: z

@@ -36,6 +36,7 @@ describe.each(dbKinds())('the demo traders on %s', (kind) => {
     await seedDemoData(t.db, new SecretsVault({ key: cardKey, dataDir: '/nonexistent' }), {
       durations: [300, 900, 1800, 3600, 14400],
       now,
+      priceLogSigner: t.app.engine.priceLogSigner,
     });
   }, 120_000);
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Role } from '@brokerage/shared';
@@ -73,6 +73,10 @@ export async function freshDatabase(kind: DbKind, dataDir?: string): Promise<DbH
 
 /** The audit chain key of this test file's apps and commands (issue 20 §7), so no test makes a key file. */
 export const TEST_AUDIT_CHAIN_KEY = randomBytes(32).toString('base64');
+/** The price log's signing key of this test file's apps (D27), for the same reason. */
+export const TEST_PRICE_LOG_KEY = generateKeyPairSync('ed25519')
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 /** Tests sign in with a password alone (REQUIRE_2FA_ROLES empty) unless they set it: only the 2FA tests do. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
@@ -82,6 +86,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     WEB_DIST: '/nonexistent',
     REQUIRE_2FA_ROLES: '',
     AUDIT_CHAIN_KEY: TEST_AUDIT_CHAIN_KEY,
+    PRICE_LOG_KEY: TEST_PRICE_LOG_KEY,
     ...overrides,
   });
 }

@@ -74,6 +74,7 @@ describe('the OpenAPI document against live answers', () => {
     });
     await seedDemoData(t.db, new SecretsVault({ key: CARD_KEY, dataDir: '/nonexistent' }), {
       durations: [300, 900, 1800, 3600, 14400],
+      priceLogSigner: t.app.engine.priceLogSigner,
     });
     doc = (await t.inject({ method: 'GET', url: '/api/docs/json' })).json() as Doc;
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -49,6 +49,10 @@ let started = 0;
 
 /** The audit chain key of the server processes this test file starts (unless a test gives its own). */
 export const PROCESS_AUDIT_CHAIN_KEY = randomBytes(32).toString('base64');
+/** Their price log signing key (D27): processes over one database sign heads with one key. */
+export const PROCESS_PRICE_LOG_KEY = generateKeyPairSync('ed25519')
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 /**
  * Starts a server on a free port of 127.0.0.1 with its own data directory (its embedded database, unless `env` names a
@@ -98,6 +102,7 @@ export async function startServerProcess(
       LOG_LEVEL: 'warn',
       // The processes of a test share one database, so one chain key, as operations.md tells operators.
       AUDIT_CHAIN_KEY: PROCESS_AUDIT_CHAIN_KEY,
+      PRICE_LOG_KEY: PROCESS_PRICE_LOG_KEY,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@ import { reconcile } from '../src/modules/ledger/service.js';
 import { storeTicks } from '../src/modules/prices/feed-store.js';
 import { OUTCOME_SQL, settleDueTrades } from '../src/modules/trading/settlement.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
-import { fund, registerClient, type TestClient } from './trading-helpers.js';
+import { fund, publishLogHead, registerClient, type TestClient } from './trading-helpers.js';
 
 /**
  * D1 as amended by issue 12, and D22: settlement decides outcomes in SQL (OUTCOME_SQL) for speed, as a second
@@ -164,7 +164,8 @@ describe.each(dbKinds())('settlement in SQL agrees with settleAtExpiry on %s', (
             before.set(c.accountId, Number(a.balance_cents));
           }
           // One close price per run, stored as long before the expiry as the first trade's case says (or none): every
-          // trade gets its own strike. Stored as the feed stores them, with the watermark past the expiry.
+          // trade gets its own strike. Stored as the feed stores them, with the watermark past the expiry, and a tick
+          // after it.
           const { close, age } = trades[0]!.c;
           const closeAt = age === null ? null : new Date(at.getTime() - age);
           await storeTicks(t.db, {
@@ -175,6 +176,8 @@ describe.each(dbKinds())('settlement in SQL agrees with settleAtExpiry on %s', (
             watermark: new Date(at.getTime() + 1000),
             fence: null,
           });
+          // D27: a head covers the tick after the expiry, so the run may settle.
+          await publishLogHead(t, at.getTime() + 1000);
           for (const { c, who, voided } of trades) {
             const row = await t.db
               .insertInto('trades')

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { postEntry, reconcile } from '../src/modules/ledger/service.js';
+import { publishHead, type Head } from '../src/modules/price-log/publisher.js';
 import { createTestApp, type DbKind, type TestApp } from './helpers.js';
 
 /** A fixed start of time for the trading tests: 2026-11-23 10:00:00 UTC. */
@@ -21,7 +22,10 @@ export interface TradingTestApp {
   clock: { now(): number; set(ms: number): void; advance(ms: number): void };
   /** Moves the replay feed to the clock and stores its ticks. */
   pump(): Promise<void>;
-  /** Sets the clock (absolute ms), pumps the feed, then settles what is due. */
+  /**
+   * Sets the clock (absolute ms), pumps the feed, publishes a price log head over what is stored (D27: settlement
+   * waits for one), then settles what is due.
+   */
   settleAt(ms: number, batchSize?: number): ReturnType<TestApp['app']['engine']['settleDueTrades']>;
   close(): Promise<void>;
 }
@@ -60,6 +64,7 @@ export async function createTradingApp(
     async settleAt(ms, batchSize) {
       clock.set(ms);
       await pump();
+      await publishLogHead(t, ms);
       return t.app.engine.settleDueTrades({ now: new Date(ms), ...(batchSize ? { batchSize } : {}) });
     },
     async close() {
@@ -67,6 +72,15 @@ export async function createTradingApp(
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Publishes a signed head of the price log over every tick stored so far, dated `ms` (D27: a trade settles only once a
+ * head published at or before its settlement covers the first tick of its symbol after its expiry). The tests'
+ * stand-in for the feed's once-a-second heads wherever they store ticks themselves; null when the log did not grow.
+ */
+export function publishLogHead(t: TestApp, ms: number): Promise<Head | null> {
+  return publishHead(t.db, t.app.engine.priceLogSigner, ms);
 }
 
 export interface TestClient {

@@ -145,8 +145,13 @@ describe.each(dbKinds())('settlement on %s', (kind) => {
     let report = await app.t.app.engine.settleDueTrades({ now: new Date(T0 + 30_000) });
     expect(report.settled.map((s) => s.id)).not.toContain(id);
     expect(report.waiting).toBeGreaterThanOrEqual(1);
-    // The feed stores up to 17 s, past the expiry: the last tick at or before it is EURUSD's at 8 s, 1.10010: a tie.
+    // The feed stores up to 17 s, past the expiry, but EURUSD's next tick after it has not come: D27 waits for it
+    // (the close is provable as the last at or before the expiry only by its successor, under a published head).
     report = await app.settleAt(T0 + 17_000);
+    expect(report.settled.map((s) => s.id)).not.toContain(id);
+    // At 21 s the replay repeats EURUSD's last price, a head covers it: the last tick at or before the expiry is
+    // EURUSD's at 8 s, 1.10010: a tie.
+    report = await app.settleAt(T0 + 21_000);
     expect(report.settled.find((s) => s.id === id)).toMatchObject({ status: 'tie', creditCents: 1000 });
     const row = await app.t.db.selectFrom('trades').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(Number(row.close_price)).toBe(1.1001);

@@ -26,6 +26,8 @@ function TradingArea() {
   return Loaded ? <Loaded /> : <LazyTradingArea />;
 }
 const SiteArea = lazy(() => import('./areas/site/SiteArea'));
+// Public: a proof file is checked in the browser by the open verifier (issue 30 §3); its own chunk.
+const VerifyPage = lazy(() => import('./modules/price-proof/components/VerifyPage'));
 
 /** §2.1: nothing renders until the session check (GET /api/auth/me) has answered. */
 function SessionGate() {
@@ -46,6 +48,7 @@ export const router = createBrowserRouter([
       // The public landing page; a fresh load of / boots it without the router (main.tsx).
       { path: '/', element: <SiteArea /> },
       { path: '/login', element: <LoginPage /> },
+      { path: '/verify', element: <VerifyPage /> },
       { path: '/crm/*', element: <CrmArea /> },
       { path: '/trading', element: <TradingArea /> },
       { path: '/demo', element: <TradingArea /> },

@@ -27,5 +27,7 @@ export * from './schemas/external-api.js';
 export * from './schemas/lead-import.js';
 export * from './trading/audit.js';
 export * from './trading/void-requests.js';
+export * from './trading/price-log-proof.js';
+export * from './trading/price-log.js';
 export * from './schemas/statement.js';
 export * from './risk.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wsPriceLogHeadSchema } from './trading/price-log.js';
 
 /**
  * The live-update protocol of GET /api/ws (decisions.md D11). One socket per browser tab: price ticks for the assets it
@@ -91,6 +92,8 @@ export const wsUserEventSchema = z.object({
 /** Server → client. */
 export const wsServerMessageSchema = z.union([
   wsTickSchema,
+  /** D27: a signed tree head of the price log, to every socket, after each head the feed publishes. */
+  wsPriceLogHeadSchema,
   wsUserEventSchema,
   z.object({ type: z.literal('pong') }),
   /** The answer to watch_account once the account is watched. */

@@ -18,6 +18,7 @@ import type { Trx } from '../platform/db/types.js';
 import { createDeposit, SEED_CREDITS } from '../modules/deposits/service.js';
 import { placeTrade, type TradingDeps } from '../modules/trading/service.js';
 import { settleDueTrades } from '../modules/trading/settlement.js';
+import type { PriceLogSigner } from '../modules/price-log/keys.js';
 import { PriceService } from '../modules/prices/service.js';
 import { SimulatorSource } from '../modules/prices/simulator.js';
 import { InProcessBus } from '../platform/bus/index.js';
@@ -201,7 +202,15 @@ async function depositAsOf(trx: Trx, actor: Actor, input: DepositCreate, at: Dat
 export async function seedDemoData(
   db: Db,
   vault: SecretsVault,
-  options: { durations?: readonly number[]; now?: Date } = {},
+  options: {
+    durations?: readonly number[];
+    now?: Date;
+    /**
+     * D27: the price log's key: the demo feed signs a head when it stops, so its trades can settle (a trade waits for
+     * a head over the tick after its expiry). Without it the demo trades stay active.
+     */
+    priceLogSigner?: PriceLogSigner;
+  } = {},
 ): Promise<void> {
   const hash = await hashPassword(DEMO_PASSWORD);
   const now = options.now ?? new Date();
@@ -321,7 +330,13 @@ export async function seedDemoData(
     if (d.outcome === 'approved') await approveWithdrawRequest(deps, d.decider, d.id);
     else await rejectWithdrawRequest(deps, d.decider, d.id, { reason: 'Демо-данные: карта выпущена на другое имя' });
   }
-  await seedDemoTrading(db, traders.traderIds, options.durations ?? [300, 900, 1800, 3600], now);
+  await seedDemoTrading(
+    db,
+    traders.traderIds,
+    options.durations ?? [300, 900, 1800, 3600],
+    now,
+    options.priceLogSigner,
+  );
 }
 
 /** The staff the demo leads are assigned to: every manager and team lead of the demo logins, and the extra staff. */
@@ -532,7 +547,13 @@ const DEMO_TRADES: {
  * placeTrade on a clock set to its moment in that history, at the price of that moment; then settleDueTrades settles
  * every trade that expired before now, at the stored tick of its expiry. Nothing is left active.
  */
-async function seedDemoTrading(db: Db, userIds: string[], offered: readonly number[], now: Date): Promise<void> {
+async function seedDemoTrading(
+  db: Db,
+  userIds: string[],
+  offered: readonly number[],
+  now: Date,
+  signer: PriceLogSigner | undefined,
+): Promise<void> {
   const end = Math.floor(now.getTime() / 1000) * 1000;
   const start = end - DEMO_HISTORY_MS;
   let clock = start;
@@ -542,7 +563,8 @@ async function seedDemoTrading(db: Db, userIds: string[], offered: readonly numb
     clock: () => new Date(clock),
     timers: false,
   });
-  const prices = new PriceService({ db, clock: () => new Date(clock) });
+  // Stopping the feed signs a head over every tick (D27), dated `end`, so the settlement below may use it.
+  const prices = new PriceService({ db, clock: () => new Date(clock), ...(signer ? { priceLog: { signer } } : {}) });
   await prices.start(source, { timers: false });
   const deps: TradingDeps = { db, prices, now: () => new Date(clock), durations: offered, bus: new InProcessBus() };
   // Durations the server does not offer are replaced by an offered one that still ends a minute before now.

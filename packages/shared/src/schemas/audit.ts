@@ -116,5 +116,7 @@ export const AUDIT_ACTIONS = [
   'affiliate_token.create',
   'affiliate_token.whitelist_update',
   'affiliate_token.delete',
+  /** Issue 30 §4: `npm run admin -- verify-price-log` and what it found. */
+  'price_log.verify',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

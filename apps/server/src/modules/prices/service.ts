@@ -8,6 +8,8 @@ import {
 } from '@brokerage/shared';
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
+import type { PriceLogSigner } from '../price-log/keys.js';
+import { HEAD_INTERVAL_MS, publishHead, type Head } from '../price-log/publisher.js';
 import { storeHourCandles } from './candles.js';
 import { feedWatermark, guardFlush, storeTicks } from './feed-store.js';
 import type { Clock, PriceSource, PriceTick } from './source.js';
@@ -34,6 +36,11 @@ export interface PriceServiceOptions {
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** A fenced write was refused: the feed's lease is no longer this process's (issue 21 §4). */
   onLeaseLost?: (fence: string) => void;
+  /**
+   * D27: the price log's signing key. With it, the feed publishes a signed tree head after a write that grew the log,
+   * at most once every HEAD_INTERVAL_MS of its clock, and once more when it stops; `onHead` is told of each.
+   */
+  priceLog?: { signer: PriceLogSigner; onHead?: (head: Head) => void };
 }
 
 /** The audit windows around a trade's strike and expiry (issue 14), as an SQL interval. */
@@ -71,6 +78,10 @@ export class PriceService {
   private readonly flushIntervalMs: number;
   private readonly log: PriceServiceOptions['log'];
   private readonly onLeaseLost: PriceServiceOptions['onLeaseLost'];
+  private readonly priceLog: PriceServiceOptions['priceLog'];
+  /** The clock's time of the last head this feed published (or tried to), and whether ticks were stored since. */
+  private lastHeadAt = -Infinity;
+  private unsignedTicks = false;
   /** The latest stored (or, on a follower, observed) price per symbol. */
   private readonly latestBySymbol = new Map<string, LatestPrice>();
   /** The time of the last tick taken per symbol (ticks of a symbol are kept in time order). */
@@ -98,6 +109,7 @@ export class PriceService {
     this.flushIntervalMs = options.flushIntervalMs ?? 250;
     this.log = options.log;
     this.onLeaseLost = options.onLeaseLost;
+    this.priceLog = options.priceLog;
   }
 
   get running(): boolean {
@@ -183,6 +195,8 @@ export class PriceService {
     }
     try {
       await this.flush();
+      // A clean stop leaves a head over every tick it stored (D27), so their trades can settle on another process.
+      if (!options.leaseLost) await this.publishHeadIfDue(true);
     } finally {
       this.feeding = false;
       this.fence = null;
@@ -262,7 +276,10 @@ export class PriceService {
    * table in time order.
    */
   flush(): Promise<void> {
-    const run = this.flushChain.then(() => this.writePending());
+    const run = this.flushChain.then(async () => {
+      await this.writePending();
+      await this.publishHeadIfDue(false);
+    });
     this.flushChain = run.catch(() => undefined);
     return run;
   }
@@ -351,6 +368,7 @@ export class PriceService {
       throw err;
     }
     this.storedTicks += written.stored;
+    if (written.stored > 0) this.unsignedTicks = true;
     const after = written.previous?.getTime() ?? -Infinity;
     if (written.stored < ticks.length)
       this.log?.warn({ refused: ticks.length - written.stored }, 'price ticks at or before the watermark refused');
@@ -360,6 +378,28 @@ export class PriceService {
       const current = this.latestBySymbol.get(tick.symbol);
       if (!current || current.at <= tick.at) this.latestBySymbol.set(tick.symbol, { price: tick.price, at: tick.at });
       for (const listener of this.tickListeners) listener(tick);
+    }
+  }
+
+  /**
+   * D27: publishes a signed tree head when ticks were stored since the last one and HEAD_INTERVAL_MS of the feed's
+   * clock have passed (`force`: at once, on stop). Runs in the flush chain, after the write and after the ticks went
+   * out, so a head never waits for a tick write or the reverse; the tick writes of the 250 ms timer (which also run
+   * while no tick comes) make sure the last ticks of a burst are covered about a second later. A failure is logged and
+   * retried at the next flush: the ticks are stored, only their head is late (settlement waits for it).
+   */
+  private async publishHeadIfDue(force: boolean): Promise<void> {
+    if (!this.priceLog || !this.unsignedTicks) return;
+    const now = this.clock().getTime();
+    if (!force && now - this.lastHeadAt < HEAD_INTERVAL_MS) return;
+    this.lastHeadAt = now;
+    this.unsignedTicks = false;
+    try {
+      const head = await publishHead(this.db, this.priceLog.signer, now);
+      if (head) this.priceLog.onHead?.(head);
+    } catch (err) {
+      this.unsignedTicks = true;
+      this.log?.error({ err }, 'could not publish a price log head; will retry');
     }
   }
 

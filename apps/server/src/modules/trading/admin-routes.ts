@@ -13,6 +13,7 @@ import {
   createAccountRequestSchema,
   errorSchema,
   tradeAuditSchema,
+  tradeProofSchema,
   ledgerQuerySchema,
   ledgerResponseSchema,
   tradingAccountSchema,
@@ -36,6 +37,7 @@ import {
 import { requestVoid } from './void-requests.js';
 import { langOf } from '../../platform/http/messages.js';
 import { staffTradeAudit } from './audit.js';
+import { tradeProof } from '../price-log/proof.js';
 import type { TradingEngine } from './engine.js';
 import { idempotencyHeaders } from '../../platform/http/idempotency.js';
 
@@ -253,5 +255,30 @@ export const tradingAdminRoutes: FastifyPluginAsyncZod<{
         deps.now(),
         langOf(request.headers['accept-language']),
       ),
+  );
+
+  app.get(
+    '/api/trading/admin/accounts/:accountId/trades/:id/proof',
+    {
+      // A download: no HEAD (it would build the whole proof for an answer without it).
+      exposeHeadRoute: false,
+      schema: {
+        tags: ['trading-admin'],
+        summary: 'The proof of a settled trade of the account (the price log inclusion proofs of its ticks), as a file',
+        description: 'The same document the client gets for the trade (GET /api/trading/trades/{id}/proof).',
+        params: accountTradeIdParam,
+        response: { 200: tradeProofSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const doc = await tradeProof(deps.db, request.params.id, {
+        actor: request.auth!.actor,
+        accountId: request.params.accountId,
+      });
+      return reply
+        .header('Content-Disposition', `attachment; filename="trade-${doc.trade.id}-proof.json"`)
+        .header('Cache-Control', 'no-store')
+        .send(doc);
+    },
   );
 };

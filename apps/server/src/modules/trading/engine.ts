@@ -4,6 +4,8 @@ import type { EventBus } from '../../platform/bus/index.js';
 import { LEADER_LOCKS, LEASES, LeaseLeader } from '../../platform/bus/leader.js';
 import type { Db } from '../../platform/db/index.js';
 import { pruneIdempotencyKeys } from '../../platform/http/idempotency.js';
+import { priceLogSignerFromConfig, type PriceLogSigner } from '../price-log/keys.js';
+import { headJson } from '../price-log/publisher.js';
 import { createPriceSource } from '../prices/factory.js';
 import { PriceService } from '../prices/service.js';
 import { systemClock, type Clock } from '../prices/source.js';
@@ -25,6 +27,8 @@ const HOUR = 3_600_000;
  */
 export class TradingEngine {
   readonly prices: PriceService;
+  /** D27: the price log's signing key (the feed signs heads with it; GET /api/price-log/key and proofs name it). */
+  readonly priceLogSigner: PriceLogSigner;
   private clock: Clock = systemClock;
   private running = false;
   private settleTimer: NodeJS.Timeout | null = null;
@@ -43,12 +47,18 @@ export class TradingEngine {
       databaseUrl?: string | undefined;
     },
   ) {
+    this.priceLogSigner = priceLogSignerFromConfig(deps.config);
     this.prices = new PriceService({
       db: deps.db,
       clock: () => this.now(),
       log: deps.log,
       // A refused write: another process holds the lease; step down now rather than at the next renewal.
       onLeaseLost: (fence) => void this.leader?.lost(fence),
+      // D27: each signed head goes to every process's sockets (the live price stream), like the ticks.
+      priceLog: {
+        signer: this.priceLogSigner,
+        onHead: (head) => deps.bus.publish({ type: 'price_log.head', head: headJson(head) }),
+      },
     });
     // Every tick of this process's feed goes on the bus once stored (to the sockets, and to the other processes).
     this.prices.onTick((tick) =>

@@ -8,11 +8,15 @@ import {
   tradesQuerySchema,
   tradeAuditSchema,
   tradeIdParam,
+  tradeProofSchema,
+  tradeProofsBundleSchema,
+  tradeProofsQuerySchema,
   tradesResponseSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IDEMPOTENCY_HEADER, idempotencyHeaders, runIdempotentStatement } from '../../platform/http/idempotency.js';
 import { langOf } from '../../platform/http/messages.js';
+import { periodProofs, periodProofsFileName, tradeProof } from '../price-log/proof.js';
 import { clientTradeAudit } from './audit.js';
 import type { TradingEngine } from './engine.js';
 import {
@@ -146,5 +150,59 @@ export const tradingRoutes: FastifyPluginAsyncZod<{ engine: TradingEngine }> = a
         deps.now(),
         langOf(request.headers['accept-language']),
       ),
+  );
+
+  app.get(
+    '/api/trading/trades/:id/proof',
+    {
+      // A download: no HEAD (it would build the whole proof for an answer without it).
+      exposeHeadRoute: false,
+      schema: {
+        tags: ['trading'],
+        summary:
+          "The proof of one of the client's settled trades: its ticks with their inclusion proofs against a signed tree head",
+        description:
+          'The proof document of decisions.md D27 (version 1), as a file (Content-Disposition: attachment): the trade, ' +
+          'the settlement rule (ru and en), the strike and close ticks and the next tick after each, each with its ' +
+          'audit path in the tree of one signed head published at or before the settlement, and the public key. ' +
+          'Anyone checks it with packages/verifier (`npx brokerage-verify`) or the /verify page. 409 while the trade ' +
+          'is active, for a trade opened before the price log existed, and when no head published by its settlement ' +
+          "covers its ticks. Another client's trade answers 404.",
+        params: tradeIdParam,
+        response: { 200: tradeProofSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const doc = await tradeProof(deps.db, request.params.id, { userId: request.auth!.user.id });
+      return reply
+        .header('Content-Disposition', `attachment; filename="trade-${doc.trade.id}-proof.json"`)
+        .header('Cache-Control', 'no-store')
+        .send(doc);
+    },
+  );
+
+  app.get(
+    '/api/trading/proofs',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        tags: ['trading'],
+        summary: "The proofs of the client's trades settled in a period, as one file",
+        description:
+          'The file of decisions.md D27 ({format: "brokerage-trade-proofs", version 1, from, to, proofs}): the proof ' +
+          'document of every trade settled or voided in [from, to), oldest settlement first, as an attachment ' +
+          '`proofs-<from>-<to>.json`. At most 1,000 trades: a longer period answers 422. A trade opened before the ' +
+          'price log existed has no proof and is left out. `from` must be before `to` (else 400).',
+        querystring: tradeProofsQuerySchema,
+        response: { 200: tradeProofsBundleSchema, ...errors, 422: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const bundle = await periodProofs(deps.db, request.auth!.user.id, request.query);
+      return reply
+        .header('Content-Disposition', `attachment; filename="${periodProofsFileName(request.query)}"`)
+        .header('Cache-Control', 'no-store')
+        .send(bundle);
+    },
   );
 };

@@ -32,6 +32,7 @@ type BatchTrade = [
   createdAt: number,
   backfilled: boolean,
   seq: number,
+  openedLogSize: string | null,
 ];
 
 /** Trades claimed and settled per transaction: one statement per batch whatever its size (see settleBatch). */
@@ -80,7 +81,10 @@ export interface SettledTrade {
 
 export interface SettleReport {
   settled: SettledTrade[];
-  /** Due trades left for a later run: the feed's watermark has not passed their expiry yet (D22). */
+  /**
+   * Due trades left for a later run: the feed's watermark has not passed their expiry yet (D22), or no published head
+   * covers the first tick of their symbol after it (D27).
+   */
   waiting: number;
   failed: number;
 }
@@ -98,11 +102,27 @@ const ripeUntil = (now: Date) =>
   sql`least(${now.toISOString()}::timestamptz, coalesce((select w.watermark from leader_leases w
         where w.name = ${FEED_LEASE}), '-infinity'::timestamptz))`;
 
+/**
+ * THE condition for an active trade `t` to be settled by `now` (D22 with D27), used by every query that picks or
+ * counts due trades: the watermark has passed its expiry, and a signed head published at or before `now` covers the
+ * first tick of its symbol after the expiry — so the close and its next neighbour are both provable from a head that
+ * existed when the trade settled (a symbol's ticks are appended in time order, so that tick is its lowest leaf after
+ * the expiry). One index descent per trade for the tick; the newest such head once per statement.
+ */
+const ripe = (now: Date) =>
+  sql`(t.expires_at <= ${ripeUntil(now)} and coalesce((
+        select n.log_index from price_ticks n where n.symbol = t.asset and n.at > t.expires_at
+        order by n.at, n.id limit 1
+      ) < (
+        select h.tree_size from price_log_heads h where h.time_ms <= ${now.getTime()}::bigint
+        order by h.tree_size desc limit 1
+      ), false))`;
+
 /** The ids of the due active trades of one batch, without claiming them (the fallback then claims each alone). */
 async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null, lane: Lane): Promise<Cursor[]> {
   const result = await sql<{ id: string | number; expires_at: Date | string }>`
     select t.id, t.expires_at from trades t
-    where t.status = 'active' and t.expires_at <= ${ripeUntil(now)}
+    where t.status = 'active' and ${ripe(now)}
       ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
       ${inLane(lane)}
     order by t.expires_at, t.id
@@ -160,7 +180,8 @@ interface BatchRow {
 /**
  * One batch in one statement (issue 12, item 2), atomic by itself (no BEGIN/COMMIT: a process stalled between
  * statements can hold no trade or account locked): claim up to `limit` due active trades whose expiry the feed's
- * watermark has passed (D22; FOR UPDATE SKIP LOCKED, so other workers take other trades), find each (asset, expiry)'s
+ * watermark has passed and whose next tick a published head covers (`ripe`: D22, D27; FOR UPDATE SKIP LOCKED, so
+ * other workers take other trades), find each (asset, expiry)'s
  * close price (the last stored tick at or before the expiry, by a lateral index lookup; it can no longer change),
  * decide each by OUTCOME_SQL (with D22's gap rule), close them (guarded by status = 'active': a trade is settled once
  * whatever happens), lock their accounts in id order (each one's live-update sequence raised by one and stamped on
@@ -178,9 +199,9 @@ async function settleBatch(
   const result = await sql<BatchRow>`
     with due as (
       select t.id, t.account_id, t.asset, t.direction, t.amount_cents, t.payout_percentage, t.strike_price, t.expires_at,
-             t.duration_seconds, t.strike_at, t.created_at, t.backfilled
+             t.duration_seconds, t.strike_at, t.created_at, t.backfilled, t.opened_log_size
       from trades t
-      where t.status = 'active' and t.expires_at <= ${ripeUntil(options.now)}
+      where t.status = 'active' and ${ripe(options.now)}
         ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
         ${onlyId !== undefined ? sql`and t.id = ${onlyId}` : sql``}
         ${inLane(options.lane)}
@@ -199,7 +220,7 @@ async function settleBatch(
       ) c on true
     ), ready as (
       select d.id, d.account_id, d.direction, d.amount_cents, d.payout_percentage, d.strike_price,
-             d.duration_seconds, d.strike_at, d.created_at, d.backfilled, d.expires_at, c.k,
+             d.duration_seconds, d.strike_at, d.created_at, d.backfilled, d.opened_log_size, d.expires_at, c.k,
              c.price as close_price, c.at as close_at
       from due d join closing c on c.asset = d.asset and c.expires_at = d.expires_at
     ), outcome as (
@@ -226,7 +247,7 @@ async function settleBatch(
     ), ${settlementCreditsPosted()}
     select (select count(*) from due)::int as claimed,
            (select count(*) from trades t where t.status = 'active' and t.expires_at <= ${now}::timestamptz
-              and t.expires_at > ${ripeUntil(options.now)} ${inLane(options.lane)}
+              and not ${ripe(options.now)} ${inLane(options.lane)}
               ${after || onlyId !== undefined ? sql`and false` : sql``})::int as unripe,
            (select json_build_array(expires_at, id) from due order by expires_at desc, id desc limit 1) as last,
            (select json_agg(json_build_array(asset, ${ms('expires_at')}, price::text, ${ms('at')}) order by k)
@@ -234,7 +255,7 @@ async function settleBatch(
            (select json_agg(json_build_array(c.id, c.account_id, c.result, c.credit, c.profit, a.user_id, c.k,
                                              c.direction, c.amount_cents::text, c.duration_seconds,
                                              c.payout_percentage, c.strike_price::text, ${ms('c.strike_at')},
-                                             ${ms('c.created_at')}, c.backfilled, c.seq)
+                                             ${ms('c.created_at')}, c.backfilled, c.seq, c.opened_log_size::text)
                             order by c.account_id, c.id)
               from closed c join trading_accounts a on a.id = c.account_id) as settled`.execute(db);
   const row = result.rows[0]!;
@@ -271,6 +292,7 @@ async function settleBatch(
         profit_cents: String(profitCents),
         settled_at: settledAt,
         backfilled: t[14],
+        opened_log_size: t[16],
         void_reason: null,
         voided_by: null,
         created_at: new Date(t[13]),

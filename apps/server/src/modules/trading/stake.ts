@@ -66,8 +66,11 @@ export function tradeCheckSql(amountCents: number) {
  * active with trading enabled and that the stake is within its limit and its balance (tradeCheckSql); only then move
  * the balance (the ledger's part: guarded ≥ 0, noting the activity), insert the trade at that strike with the
  * account's payout, and insert the stake's ledger entry (the ledger's part: `trade:<id>:stake`, balance_after = the
- * moved balance). One row back: the locked account (and whether a price was found) and, when placed, the trade and
- * the balance after; no row when the user has no account. Exported so the bench can run the very same SQL.
+ * moved balance). The trade also records the price log's size as this statement sees it (`opened_log_size`, D27): the
+ * statement's one snapshot holds the strike tick and every leaf below that size, so the strike is provably the newest
+ * tick at or before the opening among them. One row back: the locked account (and whether a price was found) and,
+ * when placed, the trade and the balance after; no row when the user has no account. Exported so the bench can run
+ * the very same SQL.
  */
 export function tradeStakeStatement(input: TradeStakeInput) {
   const amount = input.amountCents;
@@ -85,10 +88,11 @@ export function tradeStakeStatement(input: TradeStakeInput) {
       from acc
     ), ${stakeBalanceMoved({ amountCents: amount, now: input.now })}, trade as (
       insert into trades (account_id, asset, direction, amount_cents, duration_seconds, payout_percentage,
-                          strike_price, strike_at, expires_at, created_at, opened_seq, live_seq)
+                          strike_price, strike_at, expires_at, created_at, opened_seq, live_seq, opened_log_size)
       select moved.id, ${input.asset}, ${input.direction}, ${amount}::bigint, ${input.durationSeconds}::int,
              chk.payout_percentage, quote.price, quote.at,
-             ${input.expiresAt}::timestamptz, ${input.now}::timestamptz, moved.live_seq, moved.live_seq
+             ${input.expiresAt}::timestamptz, ${input.now}::timestamptz, moved.live_seq, moved.live_seq,
+             (select s.size from price_log_state s where s.id = 1)
       from moved join chk on chk.id = moved.id cross join quote
       returning *
     ), ${stakeEntryPosted({ amountCents: amount, userId: input.userId })}

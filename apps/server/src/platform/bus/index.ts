@@ -1,4 +1,4 @@
-import type { LiveUserEventType } from '@brokerage/shared';
+import type { LiveUserEventType, PriceLogHead } from '@brokerage/shared';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../db/index.js';
@@ -12,6 +12,8 @@ import type { Db } from '../db/index.js';
 export type BusEvent =
   /** A price of the feed; not routed to a user. `price` is the stored decimal string, `at` ISO 8601. */
   | { type: 'price.tick'; symbol: string; price: string; at: string }
+  /** D27: a signed tree head of the price log, just published by the feed leader; goes to every socket. */
+  | { type: 'price_log.head'; head: PriceLogHead }
   | { type: LiveUserEventType; user_id: string; payload: Record<string, unknown> }
   /**
    * A hint (issue 21 §7): the trading account of `user_id` changed (a trade placed, settled or voided, a balance

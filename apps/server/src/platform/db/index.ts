@@ -31,6 +31,7 @@ import * as m0024 from './migrations/2026-11-28T0024-void-requests.js';
 import * as m0025 from './migrations/2026-11-28T0025-feed-lease-watermark.js';
 import * as m0026 from './migrations/2026-11-28T0026-live-sequence.js';
 import * as m0027 from './migrations/2026-11-28T0027-void-requests-withdrawn.js';
+import * as m0028 from './migrations/2026-11-29T0028-price-log.js';
 
 export type Db = Kysely<Database>;
 
@@ -139,6 +140,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0025-feed-lease-watermark': m0025,
   '2026-11-28T0026-live-sequence': m0026,
   '2026-11-28T0027-void-requests-withdrawn': m0027,
+  '2026-11-29T0028-price-log': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -209,6 +209,44 @@ export interface PriceTicksTable {
   symbol: string;
   price: Numeric;
   at: Timestamp;
+  /** The tick's leaf in the price log (D27, migration 0028): index from 0 in storage order, symbol's count from 1. */
+  log_index: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  symbol_seq: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+}
+
+/** D27: the hash of each complete perfect subtree of the price log (level 0: the leaf hashes). */
+export interface PriceLogNodesTable {
+  level: number;
+  idx: ColumnType<string, string | number, string | number>;
+  hash: Buffer;
+}
+
+/** D27: the log's one state row: leaves appended (`size`) and internal nodes written up to `hashed_size`. */
+export interface PriceLogStateTable {
+  id: number;
+  size: ColumnType<string, string | number, string | number>;
+  hashed_size: ColumnType<string, string | number | undefined, string | number>;
+}
+
+export interface PriceLogSymbolsTable {
+  symbol: string;
+  last_seq: ColumnType<string, string | number, string | number>;
+}
+
+/** D27: every key that signed a head (a proof of an old trade names its head's key after the key was replaced). */
+export interface PriceLogKeysTable {
+  key_id: string;
+  public_key: Buffer;
+  created_at: Generated<Date>;
+}
+
+/** D27: a signed tree head. */
+export interface PriceLogHeadsTable {
+  tree_size: ColumnType<string, string | number, string | number>;
+  time_ms: ColumnType<string, string | number, string | number>;
+  root: Buffer;
+  signature: Buffer;
+  key_id: string;
 }
 
 export interface Candles1mTable {
@@ -263,6 +301,8 @@ export interface TradesTable {
   created_at: Timestamp;
   /** The account's live_seq of the transaction that placed the trade, and of its latest change (migration 0026). */
   opened_seq: GeneratedBigint;
+  /** The price log's size when the trade opened (D27, migration 0028); null before the log existed. */
+  opened_log_size: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   live_seq: GeneratedBigint;
 }
 
@@ -527,6 +567,11 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
   price_ticks: PriceTicksTable;
+  price_log_nodes: PriceLogNodesTable;
+  price_log_state: PriceLogStateTable;
+  price_log_symbols: PriceLogSymbolsTable;
+  price_log_heads: PriceLogHeadsTable;
+  price_log_keys: PriceLogKeysTable;
   candles_1m: Candles1mTable;
   candles_1h: Candles1hTable;
   trades: TradesTable;

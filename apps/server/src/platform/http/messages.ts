@@ -472,6 +472,40 @@ export const ERROR_MESSAGES = {
     ru: 'В периоде {total} операций, в файл помещается не более {max}: выберите период короче',
     en: 'The period holds {total} entries, a file takes at most {max}: choose a shorter period',
   },
+  // Trade proofs (issue 30 §2, D27)
+  trade_proof_active: {
+    ru: 'Сделка ещё открыта: доказательство появится после её расчёта',
+    en: 'The trade is still open: its proof is available once it has settled',
+  },
+  trade_proof_predates_log: {
+    ru: 'Сделка открыта до появления журнала цен: её цены нельзя доказать',
+    en: 'The trade predates the price log (it opened before the log existed): its prices cannot be proven',
+  },
+  trade_proof_no_head: {
+    ru: 'Нет подписанного заголовка журнала, опубликованного до расчёта сделки и покрывающего её котировки',
+    en: "No signed tree head published at or before the trade's settlement covers its ticks",
+  },
+  trade_proof_ticks_missing: {
+    ru: 'Котировки этой сделки не сохранены: доказательство построить нельзя',
+    en: "This trade's ticks are not stored: its proof cannot be made",
+  },
+  trade_proofs_too_many: {
+    ru: 'В периоде {total} сделок, в файл помещается не более {max}: выберите период короче',
+    en: 'The period holds {total} trades, a file takes at most {max}: choose a shorter period',
+  },
+  // The price log's public answers (issue 30 §1, D27)
+  price_log_no_head: {
+    ru: 'Журнал цен ещё не опубликовал ни одного подписанного заголовка',
+    en: 'The price log has not published a signed tree head yet',
+  },
+  price_log_head_not_found: {
+    ru: 'Нет опубликованного заголовка журнала цен с размером {size}',
+    en: 'No published tree head of the price log has size {size}',
+  },
+  price_log_consistency_order: {
+    ru: 'Размер first ({first}) должен быть не больше second ({second})',
+    en: 'first ({first}) must not be larger than second ({second})',
+  },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
   // Issue 21 §1, §5: a lost or slow database, a request past its time bound (503 with Retry-After)

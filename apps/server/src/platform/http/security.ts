@@ -53,7 +53,8 @@ export function securityHeaders(options: HelmetOptions = HELMET_OPTIONS): [strin
 
 /**
  * Security headers on every answer (pages, API, 404s, errors), set on the raw response as helmet sets them, so they
- * survive an error answer; API answers are never cached.
+ * survive an error answer; API answers are never cached, unless the route marks its answer public (cacheable by
+ * anyone: the price log's heads and proofs between them, D27).
  */
 export function registerSecurityHeaders(app: FastifyInstance): void {
   const headers = securityHeaders();
@@ -63,7 +64,9 @@ export function registerSecurityHeaders(app: FastifyInstance): void {
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    // A route whose answer is public data that never changes (the price log's heads, D27) says so itself.
+    if (request.url.startsWith('/api/') && !/^public\b/.test(String(reply.getHeader('cache-control') ?? '')))
+      reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 }

@@ -327,6 +327,12 @@ export async function registerLiveGateway(
       if (!Number.isNaN(at.getTime())) broadcastTick(event.symbol, event.price, at);
       return;
     }
+    if (event.type === 'price_log.head') {
+      // D27: every socket (anonymous ones too) gets each signed head of the price log, once a second at most.
+      const message: WsServerMessage = { type: 'price_log_head', head: event.head };
+      for (const conn of connections) send(conn, message);
+      return;
+    }
     if (!('user_id' in event)) return;
     // Staff watching a client's account get its account events too (never its messages: the streams see to that).
     streams.onUserEvent(event, byUser.get(event.user_id) ?? [], watchersByUser.get(event.user_id) ?? []);

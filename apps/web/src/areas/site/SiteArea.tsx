@@ -8,6 +8,7 @@ import type { AuthMode } from '../../modules/site/components/AuthModal';
 import { Footer } from '../../modules/site/components/Footer';
 import { Header, SECTION_IDS } from '../../modules/site/components/Header';
 import { About, Education, Features, Hero } from '../../modules/site/components/Sections';
+import { Transparency } from '../../modules/site/components/Transparency';
 import { useActiveSection, useRemote } from '../../modules/site/hooks';
 import './site.css';
 
@@ -72,6 +73,7 @@ export default function SiteArea() {
         <Hero user={user} facts={facts} content={content.data} onLogin={openLogin} onRegister={openRegister} />
         <About content={content.data} onRegister={openRegister} />
         <Features onRegister={openRegister} />
+        <Transparency />
         <AssetsSection prices={prices} facts={facts} onRegister={openRegister} />
         <Education content={content.data} onRegister={openRegister} />
       </main>

@@ -5,8 +5,8 @@ import {
   type StatementFormat,
 } from '@brokerage/shared';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { currentLanguage } from '../../i18n';
 import { apiCall, withQuery, type QueryValue } from '../../lib/api';
+import { downloadFile } from '../../lib/download';
 
 /**
  * The account statement ('История операций', issue 14) and the risk figure of the trading screen. The statement lives
@@ -61,29 +61,18 @@ export function useRiskFacts() {
 }
 
 /** Downloads the statement file of the period; resolves to the server's detail on a refusal, null on success. */
-export async function downloadStatement(filter: StatementFilter, format: StatementFormat): Promise<string | null> {
-  let response: Response;
-  try {
-    response = await fetch(withQuery('/api/trading/statement/export', { ...statementQuery(filter), format }), {
-      credentials: 'same-origin',
-      headers: { 'Accept-Language': currentLanguage() },
-    });
-  } catch {
-    return '';
-  }
-  if (!response.ok) {
-    const body = (await response.json().catch(() => ({}))) as { detail?: unknown };
-    return typeof body.detail === 'string' ? body.detail : '';
-  }
-  const blob = await response.blob();
-  const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name ?? `statement.${format}`;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-  return null;
+export function downloadStatement(filter: StatementFilter, format: StatementFormat): Promise<string | null> {
+  return downloadFile(
+    withQuery('/api/trading/statement/export', { ...statementQuery(filter), format }),
+    `statement.${format}`,
+  );
+}
+
+/**
+ * Downloads the price proofs of the trades settled in the period (issue 30, D27's bundle) as one file; resolves to the
+ * server's detail on a refusal (a 422 for a period too long), null on success.
+ */
+export function downloadPeriodProofs(filter: StatementFilter): Promise<string | null> {
+  const { from, to } = statementQuery(filter);
+  return downloadFile(withQuery('/api/trading/proofs', { from, to }), 'proofs.json');
 }

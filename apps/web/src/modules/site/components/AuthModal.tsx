@@ -144,7 +144,7 @@ export default function AuthModal({
           </div>
         ) : (
           <p className="site-small site-risk-note" data-testid="auth-risk">
-            <RiskStatement facts={facts} /> {t('risk')}
+            <RiskStatement facts={facts} proofLink={false} /> {t('risk')}
           </p>
         )}
         <button type="submit" className="site-btn site-btn-primary site-btn-block" disabled={busy}>

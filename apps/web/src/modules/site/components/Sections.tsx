@@ -2,7 +2,7 @@ import type { SiteContent, SiteFacts } from '@brokerage/shared';
 import { useTranslation } from 'react-i18next';
 import { formatNumber, localized, type SiteUser } from '../api';
 import type { Remote } from '../hooks';
-import { RiskStatement } from './RiskStatement';
+import { RiskProofLink, RiskStatement } from './RiskStatement';
 
 interface Actions {
   onLogin: () => void;
@@ -84,7 +84,7 @@ export function Hero({
         </ul>
         {f ? (
           <p className="site-risk-banner" role="note" data-testid="hero-risk">
-            <RiskStatement facts={f} /> {t('risk')}
+            <RiskStatement facts={f} proofLink={false} /> {t('risk')} <RiskProofLink />
           </p>
         ) : null}
       </div>

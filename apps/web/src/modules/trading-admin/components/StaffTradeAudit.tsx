@@ -1,18 +1,23 @@
 import type { AdminTrade } from '@brokerage/shared';
 import type { KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { staffProofUrl } from '../../price-proof/api/price-log';
 import { TradeAuditPanel } from '../../trading/components/TradeAuditPanel';
 
 /** The staff's scoped audit call of a trade (issue 14; D5: out of scope is 404). */
 export const staffAuditUrl = (trade: Pick<AdminTrade, 'account_id' | 'id'>) =>
   `/api/trading/admin/accounts/${trade.account_id}/trades/${trade.id}/audit`;
 
-/** The client's contract audit panel, opened from the account detail's trade tables (its strings: platform). */
+/**
+ * The client's contract audit panel, opened from the account detail's trade tables (its strings: platform), with the
+ * staff's scoped twin of the proof download (issue 30).
+ */
 export function StaffTradeAudit({ trade, onClose }: { trade: AdminTrade | null; onClose: () => void }) {
   const { t } = useTranslation('platform');
   return (
     <TradeAuditPanel
       url={trade ? staffAuditUrl(trade) : null}
+      proofUrl={trade ? staffProofUrl(trade.account_id, trade.id) : null}
       title={trade ? t('audit.title', { asset: trade.asset, id: trade.id }) : ''}
       onClose={onClose}
     />

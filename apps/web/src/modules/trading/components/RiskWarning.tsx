@@ -1,11 +1,12 @@
 import { RISK_MIN_ACCOUNTS } from '@brokerage/shared';
-import { Alert, Text } from '@mantine/core';
+import { Alert, Anchor, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useRiskFacts } from '../statement-api';
 
 /**
  * The trading screen's risk warning (D6, issue 14): the share of client accounts that lost money over the last 12
- * months with the date of the figure; with too few accounts (or before the figure loads) the generic warning, and why.
+ * months with the date of the figure; with too few accounts (or before the figure loads) the generic warning, and why;
+ * and the way to the site's transparency section, where checking the prices of one's own trades is explained (issue 30).
  */
 export function RiskWarning() {
   const { t, i18n } = useTranslation('platform');
@@ -24,6 +25,9 @@ export function RiskWarning() {
         </Text>
       )}
       <Text size="xs">{t('risk')}</Text>
+      <Anchor href="/#transparency" size="xs" fw={600} data-testid="risk-proof-link">
+        {t('riskProofLink')}
+      </Anchor>
     </Alert>
   );
 }

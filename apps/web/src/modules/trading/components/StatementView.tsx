@@ -19,7 +19,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '../../../lib/format';
 import { usd } from '../rules';
-import { downloadStatement, useStatement, type StatementFilter } from '../statement-api';
+import { downloadPeriodProofs, downloadStatement, useStatement, type StatementFilter } from '../statement-api';
 
 const PER_PAGE = 20;
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -59,13 +59,14 @@ function Belongs({ entry }: { entry: StatementEntry }) {
 /**
  * 'История операций' (issue 14): every ledger entry of the client's account, oldest first, by period and kind, paged
  * on the server; each with its time, kind, signed amount, the balance after it and the trade or request it belongs to;
- * the opening and closing figures of the page shown; the period downloadable as CSV or XLSX.
+ * the opening and closing figures of the page shown; the period downloadable as CSV or XLSX, and the price proofs of
+ * its settled trades as one file (issue 30).
  */
 export function StatementView({ onBack }: { onBack: () => void }) {
   const { t } = useTranslation('platform');
   const [filter, setFilter] = useState<StatementFilter>({ from: '', to: '', kinds: [] });
   const [page, setPage] = useState(1);
-  const [downloading, setDownloading] = useState<StatementFormat | null>(null);
+  const [downloading, setDownloading] = useState<StatementFormat | 'proofs' | null>(null);
   const [downloadError, setDownloadError] = useState<string | null>(null);
   const statement = useStatement(filter, page, PER_PAGE);
   const data = statement.data;
@@ -82,6 +83,15 @@ export function StatementView({ onBack }: { onBack: () => void }) {
     setDownloading(null);
     if (failure !== null) setDownloadError(failure || t('statement.downloadFailed'));
   };
+  const downloadProofs = async () => {
+    setDownloading('proofs');
+    setDownloadError(null);
+    const failure = await downloadPeriodProofs(filter);
+    setDownloading(null);
+    if (failure !== null) setDownloadError(failure || t('statement.proofsFailed'));
+  };
+  // The proofs call takes a closed period (the server refuses one of more than 1,000 trades with its reason).
+  const proofsPeriod = filter.from !== '' && filter.to !== '';
   const kindLabel = (kind: LedgerKind) => t(`statement.kinds.${kind}`);
 
   return (
@@ -137,10 +147,27 @@ export function StatementView({ onBack }: { onBack: () => void }) {
                 {format.toUpperCase()}
               </Button>
             ))}
+            <Button
+              variant="light"
+              leftSection={<IconDownload size={14} />}
+              loading={downloading === 'proofs'}
+              disabled={!proofsPeriod}
+              onClick={() => void downloadProofs()}
+              aria-describedby={proofsPeriod ? undefined : 'statement-proofs-period'}
+              data-testid="statement-download-proofs"
+            >
+              {t('statement.downloadProofs')}
+            </Button>
           </Group>
         </Group>
         <Text size="xs" c="dimmed" mt={6}>
           {t('statement.periodHint')}
+          {proofsPeriod ? null : (
+            <>
+              {' '}
+              <span id="statement-proofs-period">{t('statement.proofsPeriod')}</span>
+            </>
+          )}
         </Text>
       </Paper>
       {downloadError && (

@@ -1,10 +1,13 @@
 import { compareDecimal, findAsset, type TradeAudit } from '@brokerage/shared';
 import { Alert, Anchor, Button, Group, Loader, Modal, Stack, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
+import { IconDownload } from '@tabler/icons-react';
 import type { TFunction } from 'i18next';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { downloadFile } from '../../../lib/download';
 import { formatDateTime } from '../../../lib/format';
+import { clientProofUrl } from '../../price-proof/api/price-log';
 import { clientAuditUrl, useTradeAuditQuery } from '../api';
 import { TradeAuditContext, type AuditedTrade } from '../audit-context';
 import { latestQuote, usePriceVersion } from '../price-feed';
@@ -50,7 +53,7 @@ function resultLine(audit: TradeAudit, decimals: number, current: number | null,
   });
 }
 
-function AuditBody({ audit }: { audit: TradeAudit }) {
+function AuditBody({ audit, proofUrl }: { audit: TradeAudit; proofUrl: string | null }) {
   const { t } = useTranslation('platform');
   usePriceVersion();
   const { trade } = audit;
@@ -113,6 +116,9 @@ function AuditBody({ audit }: { audit: TradeAudit }) {
         {t('audit.ticks', { count: audit.ticks.length })}
         {audit.candles.length > 0 ? ` · ${t('audit.candles')}` : ''}
       </Text>
+      {proofUrl !== null && trade.status !== 'active' && (
+        <ProofDownload key={trade.id} url={proofUrl} tradeId={trade.id} />
+      )}
       <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
         {t('audit.check')}{' '}
         <Anchor href={strikeCheck} target="_blank" rel="noopener" size="xs" ff="monospace" data-testid="audit-check">
@@ -124,11 +130,67 @@ function AuditBody({ audit }: { audit: TradeAudit }) {
 }
 
 /**
- * The contract audit of one trade (issue 14) in a modal (full screen on a phone): the stored ticks as a chart with
- * the strike, close and expiry marked, the settlement rule and the result in numbers. `url` is the audit call — the
- * client's own or the staff's scoped one — or null when closed.
+ * 'Скачать доказательство' (issue 30 §2): the trade's proof file — its ticks with their inclusion proofs against a
+ * signed head of the price log — which anyone checks on /verify or with `npx brokerage-verify`. A refusal (409 while
+ * no published head covers the trade yet) shows the server's detail.
  */
-export function TradeAuditPanel({ url, title, onClose }: { url: string | null; title: string; onClose: () => void }) {
+function ProofDownload({ url, tradeId }: { url: string; tradeId: number }) {
+  const { t } = useTranslation('platform');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const download = async () => {
+    setBusy(true);
+    setFailure(null);
+    const refused = await downloadFile(url, `trade-${tradeId}-proof.json`);
+    setBusy(false);
+    if (refused !== null) setFailure(refused || t('audit.proofFailed'));
+  };
+  return (
+    <Stack gap={6} data-testid="audit-proof">
+      <Group gap="sm" wrap="wrap">
+        <Button
+          variant="light"
+          size="sm"
+          leftSection={<IconDownload size={14} />}
+          loading={busy}
+          onClick={() => void download()}
+          data-testid="audit-proof-download"
+        >
+          {t('audit.downloadProof')}
+        </Button>
+        <Text size="xs" c="dimmed">
+          {t('audit.proofHint')}{' '}
+          <Anchor href="/verify" target="_blank" rel="noopener" size="xs">
+            {t('audit.proofVerify')}
+          </Anchor>
+        </Text>
+      </Group>
+      {failure !== null && (
+        <Alert color="red" withCloseButton onClose={() => setFailure(null)} data-testid="audit-proof-error">
+          {failure}
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
+/**
+ * The contract audit of one trade (issue 14) in a modal (full screen on a phone): the stored ticks as a chart with
+ * the strike, close and expiry marked, the settlement rule and the result in numbers, and (once settled or voided)
+ * the trade's proof file. `url` is the audit call — the client's own or the staff's scoped one — or null when closed;
+ * `proofUrl` the matching proof call.
+ */
+export function TradeAuditPanel({
+  url,
+  proofUrl,
+  title,
+  onClose,
+}: {
+  url: string | null;
+  proofUrl: string | null;
+  title: string;
+  onClose: () => void;
+}) {
   const { t } = useTranslation('platform');
   const phone = useMediaQuery('(max-width: 48em)');
   const query = useTradeAuditQuery(url);
@@ -157,7 +219,7 @@ export function TradeAuditPanel({ url, title, onClose }: { url: string | null; t
             </Text>
           </Group>
         ) : (
-          <AuditBody audit={query.data} />
+          <AuditBody audit={query.data} proofUrl={proofUrl} />
         )}
       </div>
     </Modal>
@@ -174,6 +236,7 @@ export function TradeAuditHost({ children }: { children: ReactNode }) {
       {children}
       <TradeAuditPanel
         url={open ? clientAuditUrl(open.id) : null}
+        proofUrl={open ? clientProofUrl(open.id) : null}
         title={open ? t('audit.title', { asset: open.asset, id: open.id }) : ''}
         onClose={() => setOpen(null)}
       />

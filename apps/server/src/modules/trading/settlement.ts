@@ -103,25 +103,36 @@ const ripeUntil = (now: Date) =>
         where w.name = ${FEED_LEASE}), '-infinity'::timestamptz))`;
 
 /**
- * THE condition for an active trade `t` to be settled by `now` (D22 with D27), used by every query that picks or
- * counts due trades: the watermark has passed its expiry, and a signed head published at or before `now` covers the
- * first tick of its symbol after the expiry — so the close and its next neighbour are both provable from a head that
- * existed when the trade settled (a symbol's ticks are appended in time order, so that tick is its lowest leaf after
- * the expiry). One index descent per trade for the tick; the newest such head once per statement.
+ * D27 per symbol, a CTE `covered (symbol, at)`: the time of the symbol's newest tick that the newest head published at
+ * or before `now` covers (leaf index below its tree size) — one index descent per symbol, skipping only the ticks
+ * stored since that head. A symbol with no covered tick has no row.
  */
-const ripe = (now: Date) =>
-  sql`(t.expires_at <= ${ripeUntil(now)} and coalesce((
-        select n.log_index from price_ticks n where n.symbol = t.asset and n.at > t.expires_at
-        order by n.at, n.id limit 1
-      ) < (
-        select h.tree_size from price_log_heads h where h.time_ms <= ${now.getTime()}::bigint
-        order by h.tree_size desc limit 1
-      ), false))`;
+const coveredCte = (now: Date) => sql`covered as materialized (
+      select s.symbol, c.at from price_log_symbols s
+      cross join lateral (
+        select p.at from price_ticks p
+        where p.symbol = s.symbol and p.log_index < (
+          select h.tree_size from price_log_heads h where h.time_ms <= ${now.getTime()}::bigint
+          order by h.tree_size desc limit 1)
+        order by p.at desc, p.id desc limit 1
+      ) c
+    )`;
+
+/**
+ * THE condition for an active trade `t`, joined to its symbol's `covered` row as `cv`, to be settled by `now` (D22
+ * with D27), used by every query that picks or counts due trades: the watermark has passed its expiry, and a head
+ * published at or before `now` covers a tick of its symbol after the expiry. A symbol's ticks are appended in time
+ * order, so that makes the first tick after the expiry covered too: the close and its next neighbour are both
+ * provable from a head that existed when the trade settled. Per symbol, not per trade (a lookup per trade made
+ * settling 100,000 trades twice as slow).
+ */
+const ripe = (now: Date) => sql`(t.expires_at <= ${ripeUntil(now)} and t.expires_at < cv.at)`;
 
 /** The ids of the due active trades of one batch, without claiming them (the fallback then claims each alone). */
 async function dueIds(db: Db, now: Date, limit: number, after: Cursor | null, lane: Lane): Promise<Cursor[]> {
   const result = await sql<{ id: string | number; expires_at: Date | string }>`
-    select t.id, t.expires_at from trades t
+    with ${coveredCte(now)}
+    select t.id, t.expires_at from trades t join covered cv on cv.symbol = t.asset
     where t.status = 'active' and ${ripe(now)}
       ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
       ${inLane(lane)}
@@ -197,10 +208,10 @@ async function settleBatch(
   const now = options.now.toISOString();
   const { after, onlyId } = options;
   const result = await sql<BatchRow>`
-    with due as (
+    with ${coveredCte(options.now)}, due as (
       select t.id, t.account_id, t.asset, t.direction, t.amount_cents, t.payout_percentage, t.strike_price, t.expires_at,
              t.duration_seconds, t.strike_at, t.created_at, t.backfilled, t.opened_log_size
-      from trades t
+      from trades t join covered cv on cv.symbol = t.asset
       where t.status = 'active' and ${ripe(options.now)}
         ${after ? sql`and (t.expires_at, t.id) > (${after.expiresAt}::timestamptz, ${after.id})` : sql``}
         ${onlyId !== undefined ? sql`and t.id = ${onlyId}` : sql``}
@@ -246,8 +257,9 @@ async function settleBatch(
       select c.* from closed c where c.credit > 0
     ), ${settlementCreditsPosted()}
     select (select count(*) from due)::int as claimed,
-           (select count(*) from trades t where t.status = 'active' and t.expires_at <= ${now}::timestamptz
-              and not ${ripe(options.now)} ${inLane(options.lane)}
+           (select count(*) from trades t left join covered cv on cv.symbol = t.asset
+              where t.status = 'active' and t.expires_at <= ${now}::timestamptz
+              and not coalesce(${ripe(options.now)}, false) ${inLane(options.lane)}
               ${after || onlyId !== undefined ? sql`and false` : sql``})::int as unripe,
            (select json_build_array(expires_at, id) from due order by expires_at desc, id desc limit 1) as last,
            (select json_agg(json_build_array(asset, ${ms('expires_at')}, price::text, ${ms('at')}) order by k)

@@ -420,6 +420,26 @@ describe.runIf(browserAvailable())('price proofs: download and check on /verify'
     await context.close();
   });
 
+  it('the trade history downloads the proofs of the trades on its page', async () => {
+    const context = await clientContext();
+    const page = await context.newPage();
+    const problems = watchConsole(page);
+    await page.goto(`${server.url}/trading`);
+    await page.getByTestId('view-history').click();
+    await page.getByTestId('history-view').waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('history-download-proofs').click(),
+    ]);
+    const file = path.join(dir, 'history-bundle.json');
+    await download.saveAs(file);
+    const bundle = JSON.parse(fs.readFileSync(file, 'utf8')) as { format: string; proofs: ProofDoc[] };
+    expect(bundle.format).toBe('brokerage-trade-proofs');
+    expect(bundle.proofs.map((p) => p.trade.id)).toEqual([trade.id]);
+    expect(problems.filter((p) => !RESOURCE_401.test(p))).toEqual([]);
+    await context.close();
+  });
+
   it('a refused download shows the server’s detail: 409 in the audit panel, 422 in the statement', async () => {
     // The refusals are the server's to make (a trade not yet covered by a head, a period of over 1,000 trades); here
     // the browser is answered them, to see what the client is shown.

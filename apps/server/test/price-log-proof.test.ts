@@ -288,4 +288,48 @@ describe.each(dbKinds())('trade proofs on %s', (kind) => {
       await sql`delete from trades where settled_at = '2027-01-01T00:00:00Z'::timestamptz`.execute(s.t.db);
     }
   });
+  it('keeps every proof and the log provable after raw ticks are pruned (TICK_RETENTION_HOURS)', async () => {
+    const count = async () =>
+      Number(
+        (
+          await s.t.db
+            .selectFrom('price_ticks')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    // The replay's ticks up to 200 s: those from 131 s on lie outside every trade's audit windows.
+    s.clock.set(T0 + 200_000);
+    await s.t.app.engine.prices.pump();
+    const before = await count();
+    // Every tick is older than this: pruning keeps only what the trades' audits and the active trade need.
+    const pruned = await s.t.app.engine.prices.pruneTicks(new Date(T0 + 1_000_000));
+    expect(pruned).toBeGreaterThan(0);
+    expect(await count()).toBe(before - pruned);
+    for (const id of [s.trades.won, s.trades.lost, s.trades.tie, s.trades.void, s.trades.noPrice]) {
+      const verdict = await verifyProof(await clientProof(s, id), { lang: 'en', publicKey: serverKey });
+      expect(verdict.ok, JSON.stringify(verdict.steps.filter((step) => step.ok === false))).toBe(true);
+    }
+    // The pruned leaves stay represented by their stored subtrees: the first head still proves the log grew into the
+    // head of a proof.
+    const doc = await clientProof(s, s.trades.won);
+    const first = await s.t.db
+      .selectFrom('price_log_heads')
+      .select('tree_size')
+      .orderBy('tree_size')
+      .executeTakeFirstOrThrow();
+    expect(Number(first.tree_size)).toBeLessThan(doc.head.tree_size);
+    const consistency = await s.t.inject({
+      method: 'GET',
+      url: `/api/price-log/consistency?first=${first.tree_size}&second=${doc.head.tree_size}`,
+    });
+    expect(consistency.statusCode, consistency.body).toBe(200);
+    const proved = await verifyProof(doc, {
+      lang: 'en',
+      publicKey: serverKey,
+      savedHead: consistency.json().first,
+      consistency: consistency.json(),
+    });
+    expect(proved.steps.find((step) => step.id === 'consistency')?.ok).toBe(true);
+  });
 });

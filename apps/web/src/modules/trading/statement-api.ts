@@ -72,6 +72,18 @@ export function downloadStatement(filter: StatementFilter, format: StatementForm
  * Downloads the price proofs of the trades settled in the period (issue 30, D27's bundle) as one file; resolves to the
  * server's detail on a refusal (a 422 for a period too long), null on success.
  */
+/**
+ * The trade history's 'download proofs' (issue 30 §2): the proofs of the period its page spans — from the first
+ * settlement shown to just after the last (the call's `to` is exclusive).
+ */
+export function downloadProofsOf(trades: readonly { settled_at: string | null }[]): Promise<string | null> | null {
+  const times = trades.flatMap((t) => (t.settled_at ? [Date.parse(t.settled_at)] : []));
+  if (times.length === 0) return null;
+  const from = new Date(Math.min(...times)).toISOString();
+  const to = new Date(Math.max(...times) + 1).toISOString();
+  return downloadFile(withQuery('/api/trading/proofs', { from, to }), 'proofs.json');
+}
+
 export function downloadPeriodProofs(filter: StatementFilter): Promise<string | null> {
   const { from, to } = statementQuery(filter);
   return downloadFile(withQuery('/api/trading/proofs', { from, to }), 'proofs.json');

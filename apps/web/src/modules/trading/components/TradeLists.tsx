@@ -1,6 +1,6 @@
 import { findAsset, formatDuration, type Trade } from '@brokerage/shared';
 import { Alert, Badge, Button, Card, Group, Pagination, Paper, Stack, Text, Title } from '@mantine/core';
-import type { KeyboardEvent } from 'react';
+import { useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { currentLanguage } from '../../../i18n';
 import { formatDateTime } from '../../../lib/format';
@@ -10,6 +10,7 @@ import { useAuditOpener, type AuditedTrade } from '../audit-context';
 import { latestQuote, usePriceVersion } from '../price-feed';
 import { countdownColour, formatCountdown, formatPrice, signedUsd, tradeStanding, usd } from '../rules';
 import { useNow } from '../../ui/use-now';
+import { downloadProofsOf } from '../statement-api';
 import classes from './trading.module.css';
 
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -290,7 +291,10 @@ export function HistoryView({
   error,
   onRetry,
   onBack,
+  proofs = false,
 }: {
+  /** Offer the price proofs of the trades shown (a real account; demo trades have none). */
+  proofs?: boolean;
   items: Trade[];
   total: number;
   page: number;
@@ -303,6 +307,12 @@ export function HistoryView({
 }) {
   const { t } = useTranslation('platform');
   const pages = Math.max(1, Math.ceil(total / HISTORY_PAGE_SIZE));
+  const [proofState, setProofState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+  const downloadProofs = async () => {
+    setProofState({ busy: true, error: null });
+    const failure = await downloadProofsOf(items);
+    setProofState({ busy: false, error: failure === null ? null : failure || t('history.proofsFailed') });
+  };
   return (
     <Stack data-testid="history-view">
       <Group justify="space-between" wrap="wrap">
@@ -318,6 +328,24 @@ export function HistoryView({
         </Text>
       </Group>
       <ClosedTradesList items={items} loading={loading} error={error} onRetry={onRetry} />
+      {proofs && items.some((trade) => trade.settled_at) && (
+        <Group gap="sm" wrap="wrap">
+          <Button
+            variant="default"
+            size="xs"
+            loading={proofState.busy}
+            onClick={() => void downloadProofs()}
+            data-testid="history-download-proofs"
+          >
+            {t('history.downloadProofs')}
+          </Button>
+          {proofState.error && (
+            <Text size="sm" c="red" role="alert" data-testid="history-proofs-error">
+              {proofState.error}
+            </Text>
+          )}
+        </Group>
+      )}
       {total > 0 && (
         <Group justify="space-between" wrap="wrap">
           <Text size="sm" c="dimmed" data-testid="history-pages">

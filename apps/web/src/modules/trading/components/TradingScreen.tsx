@@ -397,6 +397,7 @@ export function TradingScreen({
                 error={account.closed.error}
                 onRetry={account.refresh}
                 onBack={() => setView('trade')}
+                proofs={account.mode !== 'demo'}
               />
             )}
             {view === 'messages' && loggedIn && <MessagesView onBack={() => setView('trade')} />}

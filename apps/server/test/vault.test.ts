@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { SecretsVault, vaultFromConfig, loadOrCreateKeyFile } from '../src/platform/crypto/vault.js';
+import { PriceLogSigner } from '../src/modules/price-log/keys.js';
 import { monthIn } from '../src/modules/withdrawals/service.js';
 import { createTestApp, dbKinds, type TestApp } from './helpers.js';
 import { fund, registerClient } from './trading-helpers.js';
@@ -70,6 +71,19 @@ describe('the card vault', () => {
     const raced = dir();
     const keys = [0, 1, 2].map(() => loadOrCreateKeyFile(path.join(raced, 'keys', 'card.key')).toString('hex'));
     expect(new Set(keys).size).toBe(1);
+  });
+
+  it('makes the price log key file the same way: 0600, reused after a restart, one key for every creator (D27)', () => {
+    const dataDir = dir();
+    const signer = new PriceLogSigner({ dataDir });
+    const file = path.join(dataDir, 'keys', 'price-log-ed25519.pem');
+    expect(signer.keyFile).toBe(file);
+    expect(fs.existsSync(file)).toBe(false);
+    const keyId = signer.keyId;
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(file, 'utf8')).toContain('BEGIN PRIVATE KEY');
+    expect(new PriceLogSigner({ dataDir }).keyId).toBe(keyId);
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['price-log-ed25519.pem']);
   });
 
   it('refuses a key file or a configured key that is not 32 bytes', () => {

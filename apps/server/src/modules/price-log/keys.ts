@@ -1,7 +1,7 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { readOrCreateKeyFile } from '../../platform/crypto/vault.js';
 
 /**
  * The price log's signing key (decisions.md D27): Ed25519, from the configuration (PRICE_LOG_KEY, a PKCS#8 PEM private
@@ -23,27 +23,12 @@ export function parseEd25519PrivateKey(pem: string, where: string): KeyObject {
   return key;
 }
 
-/**
- * Reads the key file, or creates it with a new key. Creation is atomic (written to a temporary file, then hard-linked
- * into place), so two processes starting together end up with the same key.
- */
+/** Reads the key file, or creates it with a new key (atomically, as every key file: readOrCreateKeyFile). */
 function loadOrCreatePemKeyFile(file: string): KeyObject {
-  if (!fs.existsSync(file)) {
-    const dir = path.dirname(file);
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}`);
-    const { privateKey } = generateKeyPairSync('ed25519');
-    fs.writeFileSync(tmp, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-    fs.chmodSync(tmp, 0o600);
-    try {
-      fs.linkSync(tmp, file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
-  }
-  return parseEd25519PrivateKey(fs.readFileSync(file, 'utf8'), file);
+  const pem = readOrCreateKeyFile(file, () =>
+    generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  );
+  return parseEd25519PrivateKey(pem, file);
 }
 
 export interface PriceLogPublicKey {

@@ -33,24 +33,32 @@ function decodeKey(text: string, where: string, what = 'the card encryption key'
 }
 
 /**
- * Reads the key file, or creates it with a new random key. Creation is atomic (written to a temporary file, then
- * hard-linked into place), so two processes starting together end up with the same key.
+ * The text of a key file (mode 0600 in a 0700 folder), created with `make()` when there is none. Creation is atomic
+ * (written to a temporary file, then hard-linked into place), so two processes starting together end up with the same
+ * key: the one that links first. Every key file of the server is made here (the card and audit keys, the price log's).
  */
-export function loadOrCreateKeyFile(file: string, what?: string): Buffer {
-  if (fs.existsSync(file)) return decodeKey(fs.readFileSync(file, 'utf8'), file, what);
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}`);
-  fs.writeFileSync(tmp, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  fs.chmodSync(tmp, 0o600);
-  try {
-    fs.linkSync(tmp, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    fs.rmSync(tmp, { force: true });
+export function readOrCreateKeyFile(file: string, make: () => string): string {
+  if (!fs.existsSync(file)) {
+    const dir = path.dirname(file);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}`);
+    fs.writeFileSync(tmp, make(), { mode: 0o600, flag: 'wx' });
+    fs.chmodSync(tmp, 0o600);
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
   }
-  return decodeKey(fs.readFileSync(file, 'utf8'), file, what);
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** Reads the key file, or creates it with a new random 32-byte key (base64). */
+export function loadOrCreateKeyFile(file: string, what?: string): Buffer {
+  const text = readOrCreateKeyFile(file, () => `${randomBytes(KEY_BYTES).toString('base64')}\n`);
+  return decodeKey(text, file, what);
 }
 
 export class SecretsVault {

@@ -38,6 +38,7 @@ import type { Database } from '../apps/server/src/platform/db/types.js';
 import { hashPassword } from '../apps/server/src/platform/auth/passwords.js';
 import { seedBulk } from '../apps/server/src/seed/bulk.js';
 import { clientsSheet, type ExportClientRow } from '../apps/server/src/modules/exports/service.js';
+import { headerRange, useDateTimeCells } from '../apps/server/src/modules/exports/xlsx-stream.js';
 import { testConfig } from '../apps/server/test/helpers.js';
 import { benchSize, guardLoad, printMarkdown, report, SMOKE } from './support.js';
 
@@ -395,7 +396,11 @@ async function exceljsAlone(url: string, timeZone: string): Promise<{ seconds: n
   await client.connect();
   const t = performance.now();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: false, useSharedStrings: false });
-  const sheet = workbook.addWorksheet(layout.name, { views: [{ state: 'frozen', ySplit: 1 }] });
+  useDateTimeCells(workbook);
+  const sheet = workbook.addWorksheet(layout.name, {
+    views: [{ state: 'frozen', ySplit: 1 }],
+    autoFilter: headerRange(layout.header.length),
+  } as Partial<ExcelJS.AddWorksheetOptions>);
   sheet.columns = layout.header.map((title, i) => ({ header: title, width: layout.widths[i] ?? 16 }));
   sheet.getRow(1).commit();
   await client.query('begin');
@@ -403,8 +408,9 @@ async function exceljsAlone(url: string, timeZone: string): Promise<{ seconds: n
     `declare export_rows no scroll cursor for
        select c.id, c.name, c.email, c.phone, c.country, c.status, c.campaign, c.source, c.ftd, c.total_deposits_cents,
               c.assigned_manager, m.name as assigned_manager_name, af.name as affiliate_name, c.last_comment_date,
-              c.created_at
+              c.created_at, ta.balance_cents as trading_balance_cents
        from clients c left join users m on m.id = c.assigned_manager left join affiliates af on af.id = c.affiliate_id
+         left join trading_accounts ta on ta.client_id = c.id
        order by c.id desc`,
   );
   let rows = 0;

@@ -141,6 +141,9 @@ describe.runIf(browserAvailable())('account statement and risk warning', () => {
     const stakes = statement.entries.filter((e) => e.kind === 'trade_stake').length;
     expect(lines.length).toBe(stakes + 3);
     expect(lines[1]).toContain('Итого выбранных видов на начало периода');
+    // Russian convention (semicolons), the times in the browser's own zone, named in the title (issue 27 items 17–18).
+    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(lines[0]!.split(';')[1]).toBe(`Время (${zone})`);
     expect(lines.at(-1)).toContain('Итого выбранных видов на конец периода');
 
     // On a phone the entries are cards.

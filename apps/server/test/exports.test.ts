@@ -6,6 +6,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import * as XLSX from '@e965/xlsx';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,11 +237,12 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
         'Кампания',
         'Источник',
         'Аффилейт',
-        'Баланс, $',
+        'Сумма депозитов, $',
+        'Торговый баланс, $',
         'FTD',
         'Менеджер',
-        'Последний комментарий',
-        'Дата создания',
+        'Последний комментарий (Europe/Kyiv)',
+        'Дата создания (Europe/Kyiv)',
       ]);
       // Newest first, every client once.
       expect(rows.map((r) => Number(r[0]))).toEqual([ids.free, ids.plain, ids.at, ids.formula]);
@@ -250,8 +252,9 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
       expect(formula[5]).toBe('ФТД'); // its first deposit made it ftd
       expect(formula[8]).toBe('PartnerX');
       expect(Number(formula[9])).toBe(150.5);
-      expect(formula[10]).toBe('Да');
-      expect(formula[13]).toMatch(/^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}$/);
+      expect(formula[10]).toBe(''); // a lead without a trading account has no trading balance
+      expect(formula[11]).toBe('Да');
+      expect(formula[14]).toMatch(/^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}$/);
       // In the file itself: plain string cells, no formula anywhere (D9).
       const book = new ExcelJS.Workbook();
       await book.xlsx.load(all.rawPayload as unknown as ArrayBuffer);
@@ -263,12 +266,40 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
       const at = rows.find((r) => Number(r[0]) === ids.at)!;
       expect(at[1]).toBe('@SUM(A1:A2)');
       expect(at[3]).toBe('-5');
-      expect(rows.find((r) => Number(r[0]) === ids.free)![11]).toBe('Не назначен');
+      expect(rows.find((r) => Number(r[0]) === ids.free)![12]).toBe('Не назначен');
+
+      // Issue 27 item 17: the dates are date cells (sortable), in the business zone, shown dd.mm.yyyy hh:mm; the
+      // header row is frozen and carries an autofilter. Read back by SheetJS as a spreadsheet program would.
+      const created = book.worksheets[0]!.getCell('O2');
+      expect(created.type).toBe(ExcelJS.ValueType.Date);
+      expect(created.numFmt).toBe('dd.mm.yyyy hh:mm');
+      const js = XLSX.read(all.rawPayload, { cellDates: true, cellNF: true });
+      const ws = js.Sheets[js.SheetNames[0]!]!;
+      expect(ws['!autofilter']).toEqual({ ref: 'A1:O1' });
+      const o2 = ws.O2 as XLSX.CellObject;
+      expect(o2.t).toBe('d');
+      expect(o2.z).toBe('dd.mm.yyyy hh:mm');
+      const createdAt = await t.db
+        .selectFrom('clients')
+        .select('created_at')
+        .where('id', '=', String(rows[0]![0]))
+        .executeTakeFirstOrThrow();
+      // The cell's wall clock is the business zone's: the list's own formatter gives the same text.
+      const shown = dateTimeFormatter('Europe/Kyiv')(new Date(createdAt.created_at));
+      const cellDate = o2.v as Date;
+      const pad = (n: number) => String(n).padStart(2, '0');
+      expect(
+        `${pad(cellDate.getUTCDate())}.${pad(cellDate.getUTCMonth() + 1)}.${cellDate.getUTCFullYear()} ` +
+          `${pad(cellDate.getUTCHours())}:${pad(cellDate.getUTCMinutes())}`,
+      ).toBe(shown);
+      expect(rows[0]![14]).toBe(shown);
+      expect((ws.J2 as XLSX.CellObject).t).toBe('n');
 
       // Paging and sort of the list are ignored: every 'new' client.
       expect(sheets.byStatus!.slice(1).map((r) => Number(r[0]))).toEqual([ids.free]);
       expect(sheets.english![0]![1]).toBe('Full name');
-      expect(sheets.english!.slice(1).map((r) => [Number(r[0]), r[5], r[10]])).toEqual([[ids.plain, 'FTD', 'No']]);
+      expect(sheets.english!.slice(1).map((r) => [Number(r[0]), r[5], r[11]])).toEqual([[ids.plain, 'FTD', 'No']]);
+      expect(sheets.english![0]![9]).toBe('Deposits total, $');
 
       // Each row is written when its stream has ended, so their order is the order the streams finished in.
       const audit = await t.auditRows('client.export');
@@ -326,7 +357,7 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
         'Клиент',
         'Тип',
         'Сумма, $',
-        'Дата',
+        'Дата (Europe/Kyiv)',
         'Создатель депозита',
         'Примечание',
       ]);
@@ -392,6 +423,13 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
       });
       const when = (d: Date | string | null) =>
         d === null ? null : wall.format(new Date(d)).replace(/\//g, '.').replace(', ', ' ');
+      // A date cell holds the zone's wall clock as its (zone-less) value: the same fields, to the second.
+      const cellOf = (d: Date | string | null) => {
+        if (d === null) return null;
+        const m = /^(\d{2})\.(\d{2})\.(\d{4}) (\d{2}):(\d{2})$/.exec(when(d)!)!;
+        const seconds = new Date(d).getUTCSeconds();
+        return new Date(Date.UTC(+m[3]!, +m[2]! - 1, +m[1]!, +m[4]!, +m[5]!, seconds));
+      };
       const leads = await t.db
         .selectFrom('clients')
         .leftJoin('users as m', 'm.id', 'clients.assigned_manager')
@@ -427,14 +465,15 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
         'bulkcheck',
         c.campaign === 'Organic' ? null : c.campaign.slice('Spring - '.length),
         Number(c.total_deposits_cents) / 100,
+        null, // no trading account
         c.ftd ? 'Да' : 'Нет',
         c.assigned_manager === null ? 'Не назначен' : c.manager_name,
-        when(c.last_comment_date),
-        when(c.created_at),
+        cellOf(c.last_comment_date),
+        cellOf(c.created_at),
       ]);
       // The spread of the data really is what this test claims to cover.
       expect(new Set(expected.map((r) => r[5])).size).toBe(statuses.length);
-      const created = expected.map((r) => String(r[13]));
+      const created = leads.map((c) => String(when(c.created_at)));
       expect(created.some((d) => d.startsWith('29.03.2026 02:'))).toBe(true);
       expect(created.some((d) => d.startsWith('29.03.2026 04:'))).toBe(true);
       expect(created.some((d) => d.startsWith('29.03.2026 03:'))).toBe(false); // the hour the clocks skip
@@ -447,14 +486,17 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
       expect(sheet.rowCount).toBe(n + 1);
       const actual: unknown[][] = [];
       sheet.eachRow((row, number) => {
-        if (number > 1) actual.push(Array.from({ length: 14 }, (_, i) => row.getCell(i + 1).value ?? null));
+        if (number > 1) actual.push(Array.from({ length: 15 }, (_, i) => row.getCell(i + 1).value ?? null));
       });
       expect(actual).toEqual(expected);
 
       // Opened as a user would (LibreOffice): the same rows, the formula-like names as their text.
       const { bulk } = await openInSpreadsheet({ bulk: res.rawPayload });
       const rows = bulk!.slice(1);
-      expect(rows.map((r) => [Number(r[0]), r[1], r[13]])).toEqual(expected.map((r) => [r[0], r[1], r[13]]));
+      // The date cells show the zone's wall clock to the minute, as the list does (and sort as dates).
+      expect(rows.map((r) => [Number(r[0]), r[1], r[14]])).toEqual(
+        leads.map((c) => [Number(c.id), c.name, when(c.created_at)]),
+      );
       const list = await get('/api/clients?source=bulkcheck&per_page=1', admin.token);
       expect(list.json().total).toBe(n);
       // The audit row is written once the stream has ended.

@@ -233,10 +233,13 @@ describe.runIf(PG_BIN)('faults injected under keyed load on two processes (issue
         .select('id')
         .where('user_id', '=', user.id)
         .executeTakeFirstOrThrow();
-      // Each socket comes back to a process that was not killed, resuming from the last sequence it saw.
+      // Each socket comes back to a process that was not killed, resuming from the last sequence it saw. The first
+      // connections go round the processes, so each has a socket when one of them is killed (the feed leader, found
+      // only then), and the check below that a socket reconnected has its premise.
+      let connects = 0;
       const socket = resumingSocket(() => {
         const up = procs.filter((p) => !killed.has(p));
-        return `${up[Math.floor(Math.random() * up.length)]!.ws}?token=${token}`;
+        return `${up[(i + connects++) % up.length]!.ws}?token=${token}`;
       });
       clients.push({ token, accountId: Number(account.id), socket });
       await credit(Number(account.id), 10_000, i);

@@ -293,10 +293,10 @@ describe.each(dbKinds())('account statement on %s', (kind) => {
       .trimEnd()
       .split('\r\n')
       .slice(2, -1)
-      .map((line) => line.split(','));
+      .map((line) => line.split(';'));
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((cells) => bobIds.has(Number(cells[0])))).toBe(false);
-    expect(rows.some((cells) => Number(cells[3]) === 777)).toBe(false);
+    expect(rows.some((cells) => Number(cells[3]!.replace(',', '.')) === 777)).toBe(false);
   });
 
   it('the CSV carries the opening line, every entry with its balance, the closing line, formula-safe', async () => {
@@ -330,6 +330,71 @@ describe.each(dbKinds())('account statement on %s', (kind) => {
     // Russian by default.
     const ru = await get(alice.token, '/api/trading/statement/export?format=csv');
     expect(ru.body).toContain('Баланс на начало периода');
+  });
+
+  it('the Russian CSV uses semicolons and decimal commas, so a Russian spreadsheet reads every amount as a number (issue 27 item 18)', async () => {
+    const res = await get(alice.token, '/api/trading/statement/export?format=csv');
+    const lines = res.body.slice(1).trimEnd().split('\r\n');
+    expect(lines[0]).toBe('№;Время (UTC);Вид;"Сумма, USD";"Баланс после, USD";Сделка;Заявка на вывод;Причина');
+    const body = lines.slice(2, -1).map((line) => line.split(';'));
+    expect(body.length).toBe(ledger.length);
+    // Every amount is digits with at most one decimal comma: no point, no thousands separator, nothing quoted.
+    for (const cells of body) {
+      expect(cells[3]).toMatch(/^-?\d+(,\d{1,2})?$/);
+      expect(cells[4]).toMatch(/^\d+(,\d{1,2})?$/);
+    }
+    expect(body.some((cells) => cells[3]!.includes(','))).toBe(true);
+    // The same sums as the English file's.
+    let sum = cents(Number(lines[1]!.split(';')[4]!.replace(',', '.')));
+    for (const cells of body) sum += cents(Number(cells[3]!.replace(',', '.')));
+    expect(sum).toBe(cents(Number(lines.at(-1)!.split(';')[4]!.replace(',', '.'))));
+  });
+
+  it("writes the times in the client's zone, named in the title: text in the CSV, date cells in the XLSX (issue 27 item 17)", async () => {
+    const tz = 'Asia/Almaty';
+    const wall = (at: Date) => {
+      const parts = Object.fromEntries(
+        new Intl.DateTimeFormat('en-GB', {
+          timeZone: tz,
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          hourCycle: 'h23',
+        })
+          .formatToParts(at)
+          .map((p) => [p.type, p.value]),
+      );
+      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+    };
+    const csv = await get(alice.token, `/api/trading/statement/export?format=csv&tz=${encodeURIComponent(tz)}`, {
+      'accept-language': 'en',
+    });
+    const lines = csv.body.slice(1).trimEnd().split('\r\n');
+    expect(lines[0]).toContain('Time (Asia/Almaty)');
+    const body = lines.slice(2, -1);
+    body.forEach((line, i) => expect(line.split(',')[1]).toBe(wall(ledger[i]!.created_at)));
+
+    const res = await get(alice.token, `/api/trading/statement/export?format=xlsx&tz=${encodeURIComponent(tz)}`);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const sheet = wb.worksheets[0]!;
+    expect(sheet.getCell('B1').value).toBe('Время (Asia/Almaty)');
+    const cell = sheet.getCell('B3');
+    expect(cell.type).toBe(ExcelJS.ValueType.Date);
+    // The cell shows the wall-clock time in the zone, to the second, and the header row is frozen and filtered.
+    expect((cell.value as Date).toISOString().slice(0, 19).replace('T', ' ')).toBe(wall(ledger[0]!.created_at));
+    expect(cell.numFmt).toBe('dd.mm.yyyy hh:mm:ss');
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(sheet.autoFilter).toBe('A1:H1');
+
+    const bad = await get(alice.token, '/api/trading/statement/export?format=csv&tz=Mars/Olympus', {
+      'accept-language': 'en',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().detail).toContain('Unknown time zone');
   });
 
   it('the XLSX, opened with exceljs, carries the same identity and every entry; the formula is a plain string', async () => {

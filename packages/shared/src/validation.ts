@@ -15,6 +15,7 @@ export const VALIDATION_MESSAGES = {
   invalid_type: { ru: 'Неверный тип значения', en: 'Wrong type of value' },
   dates_both_or_neither: { ru: 'Укажите обе даты или ни одной', en: 'Give both dates or neither' },
   date_from_after_date_to: { ru: 'Дата начала позже даты окончания', en: 'The start date is after the end date' },
+  invalid_time_zone: { ru: 'Неизвестный часовой пояс', en: 'Unknown time zone' },
 } as const;
 
 export type ValidationCode = keyof typeof VALIDATION_MESSAGES;

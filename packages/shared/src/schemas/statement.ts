@@ -30,11 +30,33 @@ export type StatementQuery = z.infer<typeof statementQuerySchema>;
 export const STATEMENT_FORMATS = ['csv', 'xlsx'] as const;
 export type StatementFormat = (typeof STATEMENT_FORMATS)[number];
 
+/** An IANA time zone the runtime knows ('Asia/Almaty'). */
+export const timeZoneField = z
+  .string()
+  .trim()
+  .max(64, { error: 'max_length:64' })
+  .refine(
+    (tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'invalid_time_zone' },
+  );
+
 export const statementExportQuerySchema = z.strictObject({
   from: instant.optional(),
   to: instant.optional(),
   kind: kinds,
   format: z.enum(STATEMENT_FORMATS, { error: 'invalid_value' }).default('csv'),
+  /**
+   * Issue 27 item 17: the zone the file's times are written in (the client's; the screen sends its own). The XLSX
+   * holds them as date cells, the CSV as text; the time column's title names the zone. UTC when absent.
+   */
+  tz: timeZoneField.optional(),
 });
 export type StatementExportQuery = z.infer<typeof statementExportQuerySchema>;
 

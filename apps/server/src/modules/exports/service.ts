@@ -46,13 +46,13 @@ const DAY = 24 * 60 * 60_000;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 
 /**
- * dd.mm.yyyy hh:mm in `timeZone` (§2.5), as Intl's en-GB h23 format gives it, at a fraction of its cost per row
- * (issue 12, item 5: it was one of the export's largest costs). The zone's UTC offset is asked of Intl once per UTC
- * day (at its first and last minute) and cached; a day whose ends disagree holds a change of offset and is cached per
- * quarter hour instead (changes fall on quarter hours of UTC: offsets are whole quarter hours), and a quarter whose
- * ends disagree is formatted by Intl itself, as is any year outside 1000–9999.
+ * The UTC offset of `timeZone` at an instant, in ms, at a fraction of Intl's cost per row (issue 12, item 5: it was one
+ * of the export's largest costs). The offset is asked of Intl once per UTC day (at its first and last minute) and
+ * cached; a day whose ends disagree holds a change of offset and is cached per quarter hour instead (changes fall on
+ * quarter hours of UTC: offsets are whole quarter hours), and a quarter whose ends disagree is asked of Intl per
+ * minute. Null only for an instant Intl cannot format.
  */
-export function dateTimeFormatter(timeZone: string) {
+function zoneOffsets(timeZone: string) {
   const format = new Intl.DateTimeFormat('en-GB', {
     timeZone,
     year: 'numeric',
@@ -62,8 +62,6 @@ export function dateTimeFormatter(timeZone: string) {
     minute: '2-digit',
     hourCycle: 'h23',
   });
-  // en-GB gives '22/11/2026, 09:05'; the back office shows dd.mm.yyyy hh:mm (§2.5).
-  const slow = (ms: number) => format.format(ms).replace(/\//g, '.').replace(', ', ' ');
   /** The zone's offset in ms at `ms` (to the minute), read back from Intl's own wall-clock text. */
   const offsetAt = (ms: number) => {
     const m = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2})$/.exec(format.format(ms));
@@ -78,7 +76,7 @@ export function dateTimeFormatter(timeZone: string) {
   };
   /** Per UTC day seen: its offset, or (a day holding a change) a map of its quarter hours' offsets. */
   const days = new Map<number, number | Map<number, number | null>>();
-  const offsetOf = (ms: number) => {
+  const cached = (ms: number) => {
     const day = Math.floor(ms / DAY);
     let known = days.get(day);
     if (known === undefined) {
@@ -92,6 +90,14 @@ export function dateTimeFormatter(timeZone: string) {
     if (offset === undefined) known.set(quarter, (offset = steady(quarter * QUARTER_HOUR, QUARTER_HOUR)));
     return offset;
   };
+  return { format, offsetOf: (ms: number) => cached(ms) ?? offsetAt(ms) };
+}
+
+/** dd.mm.yyyy hh:mm in `timeZone` (§2.5), as Intl's en-GB h23 format gives it, from the cached offsets above. */
+export function dateTimeFormatter(timeZone: string) {
+  const { format, offsetOf } = zoneOffsets(timeZone);
+  // en-GB gives '22/11/2026, 09:05'; the back office shows dd.mm.yyyy hh:mm (§2.5).
+  const slow = (ms: number) => format.format(ms).replace(/\//g, '.').replace(', ', ' ');
   return (value: Date | string | null): string | null => {
     if (value === null) return null;
     const ms = typeof value === 'string' ? Date.parse(value) : value.getTime();
@@ -114,6 +120,28 @@ export function dateTimeFormatter(timeZone: string) {
     const date = doy - Math.floor((153 * mp + 2) / 5) + 1;
     return `${TWO_DIGITS[date]}.${TWO_DIGITS[month]}.${year} ${TWO_DIGITS[Math.floor(minutes / 60)]}:${TWO_DIGITS[minutes % 60]}`;
   };
+}
+
+/**
+ * A date cell's value for an instant (issue 27 item 17): a spreadsheet's date has no zone, so the cell holds the
+ * wall-clock time in `timeZone` (the cell's format decides how much of it shows), written as the UTC fields of a Date (exceljs
+ * turns a Date's UTC fields into the serial number). The column's title names the zone.
+ */
+export function wallClock(timeZone: string) {
+  const { offsetOf } = zoneOffsets(timeZone);
+  return (value: Date | string | null): Date | null => {
+    if (value === null) return null;
+    const ms = typeof value === 'string' ? Date.parse(value) : value.getTime();
+    if (!Number.isFinite(ms)) return null;
+    const offset = offsetOf(ms);
+    if (offset === null) return null;
+    return new Date(ms + offset);
+  };
+}
+
+/** A column title with the zone its times are in: 'Дата создания (Europe/Kyiv)'. */
+export function zoned(title: string, timeZone: string): string {
+  return `${title} (${timeZone})`;
 }
 
 function today(timeZone: string): string {
@@ -139,7 +167,7 @@ export type ExportClientRow = Pick<
   | 'assigned_manager_name'
   | 'last_comment_date'
   | 'created_at'
-> & { affiliate_name: string | null };
+> & { affiliate_name: string | null; trading_balance_cents: string | number | null };
 
 /** The list's columns the clients sheet shows (CLIENT_COLUMNS less notes, dates of update and registration, ids). */
 const EXPORT_CLIENT_COLUMNS = [
@@ -157,16 +185,18 @@ const EXPORT_CLIENT_COLUMNS = [
   'm.name as assigned_manager_name',
   'clients.last_comment_date',
   'clients.created_at',
+  'ta.balance_cents as trading_balance_cents',
 ] as const;
 
 /**
  * The clients sheet of the export: its name, header, widths and how a row becomes its cells (status label, dollars,
- * yes/no, the affiliate rule, dd.mm.yyyy hh:mm in the business zone). One definition, also used by bench:clients'
- * baseline so the two write the same sheet.
+ * yes/no, the affiliate rule, date cells in the business zone, named in their titles). The deposits total and the
+ * trading account's balance are two columns, each titled for what it holds (issue 27 item 17). One definition, also
+ * used by bench:clients' baseline so the two write the same sheet.
  */
 export function clientsSheet(lang: Lang, timeZone: string) {
   const L: ExportLabels = EXPORT_LABELS[lang];
-  const when = dateTimeFormatter(timeZone);
+  const when = wallClock(timeZone);
   const c = L.clients;
   const statuses = L.statuses as Record<string, string>;
   return {
@@ -182,12 +212,13 @@ export function clientsSheet(lang: Lang, timeZone: string) {
       c.source,
       c.affiliate,
       c.balance,
+      c.tradingBalance,
       c.ftd,
       c.manager,
-      c.lastComment,
-      c.createdAt,
+      zoned(c.lastComment, timeZone),
+      zoned(c.createdAt, timeZone),
     ],
-    widths: [10, 28, 30, 18, 16, 16, 24, 14, 18, 12, 6, 22, 18, 18],
+    widths: [10, 28, 30, 18, 16, 16, 24, 14, 18, 20, 20, 6, 22, 34, 30],
     cells: (r: ExportClientRow): CellValue[] => [
       Number(r.id),
       r.name,
@@ -199,6 +230,7 @@ export function clientsSheet(lang: Lang, timeZone: string) {
       r.source,
       clientAffiliate(r),
       centsToDollars(r.total_deposits_cents),
+      r.trading_balance_cents === null ? null : centsToDollars(r.trading_balance_cents),
       r.ftd ? L.yes : L.no,
       r.assigned_manager === null ? L.unassigned : (r.assigned_manager_name ?? ''),
       when(r.last_comment_date),
@@ -320,6 +352,7 @@ export async function exportClients(
   // Only the sheet's columns (not the list's notes, update and registration dates …): less to read, parse and hold.
   const base = filteredClients(deps, filters, actor)
     .leftJoin('affiliates as af', 'af.id', 'clients.affiliate_id')
+    .leftJoin('trading_accounts as ta', 'ta.client_id', 'clients.id')
     .select([...EXPORT_CLIENT_COLUMNS, 'af.name as affiliate_name']);
   const { done, cancel } = run<ExportClientRow>({
     deps,
@@ -344,14 +377,24 @@ export async function exportDeposits(
 ): Promise<ExportRun> {
   const L: ExportLabels = EXPORT_LABELS[lang];
   const tz = deps.config.BUSINESS_TIMEZONE;
-  const when = dateTimeFormatter(tz);
+  const when = wallClock(tz);
   const d = L.deposits;
   // §6: the assigned-manager column of the history is the superadmin's (deposits.manager_filter).
   const withManager = can(actor.role === 'system' ? null : actor.role, 'deposits.manager_filter');
   // Checks the Manager filter's permission and a client_id's scope first: a refusal is a clean 4xx.
   const base = (await filteredDeposits({ db: deps.db, timeZone: tz }, actor, filters)).select([...DEPOSIT_COLUMNS]);
-  const header = [d.id, d.clientId, d.client, d.type, d.amount, d.date, d.creator, ...(withManager ? [d.manager] : [])];
-  const sheet = createXlsxSheetStream(L.depositsSheet, [...header, d.notes], [10, 10, 28, 12, 12, 18, 24, 24, 40]);
+  const header = [
+    d.id,
+    d.clientId,
+    d.client,
+    d.type,
+    d.amount,
+    zoned(d.date, tz),
+    d.creator,
+    ...(withManager ? [d.manager] : []),
+  ];
+  const widths = [10, 12, 28, 12, 12, 26, 24, ...(withManager ? [24] : []), 40];
+  const sheet = createXlsxSheetStream(L.depositsSheet, [...header, d.notes], widths);
   const { done, cancel } = run<DepositRow>({
     deps,
     actor,

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../platform/db/index.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { createXlsxSheetStream, type CellValue } from '../exports/xlsx-stream.js';
+import { wallClock, zoned } from '../exports/service.js';
 
 /**
  * The client's account statement (issue 14, item 3; decisions.md D3): their own trading account's ledger, read only.
@@ -195,14 +196,14 @@ const FILE_TEXTS: Record<
   Record<'opening' | 'closing' | 'openingKinds' | 'closingKinds', string> & { header: string[] }
 > = {
   ru: {
-    header: ['№', 'Время (UTC)', 'Вид', 'Сумма, USD', 'Баланс после, USD', 'Сделка', 'Заявка на вывод', 'Причина'],
+    header: ['№', 'Время', 'Вид', 'Сумма, USD', 'Баланс после, USD', 'Сделка', 'Заявка на вывод', 'Причина'],
     opening: 'Баланс на начало периода',
     closing: 'Баланс на конец периода',
     openingKinds: 'Итого выбранных видов на начало периода',
     closingKinds: 'Итого выбранных видов на конец периода',
   },
   en: {
-    header: ['#', 'Time (UTC)', 'Kind', 'Amount, USD', 'Balance after, USD', 'Trade', 'Withdrawal request', 'Reason'],
+    header: ['#', 'Time', 'Kind', 'Amount, USD', 'Balance after, USD', 'Trade', 'Withdrawal request', 'Reason'],
     opening: 'Opening balance',
     closing: 'Closing balance',
     openingKinds: 'Selected kinds, total at the start',
@@ -218,10 +219,20 @@ export function safeText(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
-function csvCell(value: string | number | null): string {
+/**
+ * Issue 27 item 18: the CSV follows the convention of the client's language, so a spreadsheet in that locale reads
+ * every amount as a number: Russian (and Kazakh, whose spreadsheets share it) separate fields with a semicolon and
+ * write a decimal comma; English a comma and a decimal point.
+ */
+export const CSV_CONVENTIONS: Record<Lang, { separator: string; decimal: string }> = {
+  ru: { separator: ';', decimal: ',' },
+  en: { separator: ',', decimal: '.' },
+};
+
+function csvCell(value: CellValue, decimal: string): string {
   if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  const v = safeText(value);
+  if (typeof value === 'number') return decimal === '.' ? String(value) : String(value).replace('.', decimal);
+  const v = safeText(value instanceof Date ? value.toISOString() : value);
   return /[",\r\n;]|^\s|\s$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
@@ -257,6 +268,12 @@ export async function exportStatement(
   const closingCents = openingCents + sumCents;
 
   const texts = FILE_TEXTS[lang];
+  const timeZone = query.tz ?? 'UTC';
+  const format = query.format;
+  const cellTime = wallClock(timeZone);
+  // The CSV's times: 'yyyy-mm-dd hh:mm:ss' in the zone, which spreadsheets of every locale read as a date and time.
+  const textTime = (at: Date | string) => cellTime(at)?.toISOString().slice(0, 19).replace('T', ' ') ?? '';
+  const header = texts.header.map((title, i) => (i === 1 ? zoned(title, timeZone) : title));
   const labels = KIND_LABELS[lang];
   const money = (cents: number | string) => Number(formatCents(cents));
   const lines: CellValue[][] = [
@@ -265,7 +282,7 @@ export async function exportStatement(
       const links = referenceLinks(r.reference);
       return [
         Number(r.id),
-        new Date(r.created_at).toISOString(),
+        format === 'xlsx' ? cellTime(r.created_at) : textTime(r.created_at),
         labels[r.kind],
         money(r.amount_cents),
         money(r.balance_after_cents),
@@ -280,13 +297,16 @@ export async function exportStatement(
   const fileName = `statement-${accountId}-${stamp.replace(/[^0-9A-Za-z_-]/g, '')}`;
 
   if (query.format === 'csv') {
-    const csv = [texts.header, ...lines].map((line) => line.map(csvCell).join(',')).join('\r\n');
+    const { separator, decimal } = CSV_CONVENTIONS[lang];
+    const csv = [header, ...lines].map((line) => line.map((v) => csvCell(v, decimal)).join(separator)).join('\r\n');
     return { fileName: `${fileName}.csv`, contentType: 'text/csv; charset=utf-8', body: `\ufeff${csv}\r\n` };
   }
   const sheet = createXlsxSheetStream(
     lang === 'ru' ? 'Выписка' : 'Statement',
-    texts.header,
-    [10, 26, 28, 14, 18, 10, 14, 40],
+    header,
+    [10, 30, 28, 14, 18, 10, 16, 40],
+    // A trade lasts seconds: the statement's times show them.
+    { dateFormat: 'dd.mm.yyyy hh:mm:ss' },
   );
   // D9: every text value is a string cell (never a formula), shown as typed; amounts are number cells.
   void (async () => {

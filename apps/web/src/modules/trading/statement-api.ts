@@ -60,10 +60,23 @@ export function useRiskFacts() {
   });
 }
 
-/** Downloads the statement file of the period; resolves to the server's detail on a refusal, null on success. */
+/** The browser's IANA zone ('Asia/Almaty'), or undefined when the runtime does not say. */
+function browserTimeZone(): string | undefined {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Downloads the statement file of the period; resolves to the server's detail on a refusal, null on success. The
+ * file's times are in the client's own zone (issue 27 item 17), the one the screen shows.
+ */
 export function downloadStatement(filter: StatementFilter, format: StatementFormat): Promise<string | null> {
+  const tz = browserTimeZone();
   return downloadFile(
-    withQuery('/api/trading/statement/export', { ...statementQuery(filter), format }),
+    withQuery('/api/trading/statement/export', { ...statementQuery(filter), format, ...(tz ? { tz } : {}) }),
     `statement.${format}`,
   );
 }

@@ -96,16 +96,49 @@ describe.each(dbKinds())('clients list filters on %s', (kind) => {
     // phone, ftd, affiliate_id and assigned_manager: their order is asserted in clients-list.test.ts.
   });
 
+  it('the last comment day from / to (issue 27 item 7): days in the business zone, both ends included', async () => {
+    const day = (ms: number) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Kyiv' }).format(new Date(Date.now() - ms));
+    expect(await emails(`&last_comment_from=${day(5 * DAY)}`)).toEqual(['low@f.test', 'mid@f.test']);
+    expect(await emails(`&last_comment_from=${day(30 * DAY)}&last_comment_to=${day(10 * DAY)}`)).toEqual([
+      'high@f.test',
+    ]);
+    expect(await emails(`&last_comment_to=${day(3 * DAY)}`)).toEqual(['high@f.test', 'mid@f.test', 'old@f.test']);
+    // Never commented: outside every comment range.
+    expect(await emails(`&last_comment_from=2000-01-01`)).not.toContain('zero@f.test');
+  });
+
   it('refuses bad values with a detail naming the parameter', async () => {
     for (const [query, field] of [
       ['balance_min=-1', 'balance_min'],
       ['balance_max=abc', 'balance_max'],
       ['last_comment_period=decade', 'last_comment_period'],
+      ['last_comment_from=2026-02-30', 'last_comment_from'],
     ]) {
       const res = await t.inject({ method: 'GET', url: `/api/clients?${query}`, token: admin });
       expect(res.statusCode).toBe(400);
       expect(res.json().detail).toContain(field);
     }
+  });
+
+  it('an inverted or too large range is a 400 that says so, not an empty list (issue 27 item 7)', async () => {
+    for (const [query, detail] of [
+      ['balance_min=1000&balance_max=500', 'balance_max: The upper bound is below the lower one'],
+      ['created_date_from=2026-03-10&created_date_to=2026-03-01', 'created_date_to: The start date is after'],
+      ['last_comment_from=2026-03-10&last_comment_to=2026-03-01', 'last_comment_to: The start date is after'],
+      ['balance_min=99999999999999999999', 'balance_min: At most 1,000,000,000,000'],
+    ]) {
+      const res = await t.inject({
+        method: 'GET',
+        url: `/api/clients?${query}`,
+        token: admin,
+        headers: { 'accept-language': 'en' },
+      });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().detail, query).toContain(detail);
+    }
+    const ru = await t.inject({ method: 'GET', url: '/api/clients?balance_min=1e20', token: admin });
+    expect(ru.json().detail).toContain('Не более 1\u00a0000\u00a0000\u00a0000\u00a0000');
   });
 });
 

@@ -4,6 +4,7 @@ import { withQuery } from '../src/lib/query-string';
 import {
   DEFAULT_CLIENTS_LIST_STATE,
   clientsQuery,
+  filterProblems,
   hasActiveFilters,
   isIsoDay,
   nextSort,
@@ -27,6 +28,8 @@ const full: ClientsListState = {
   balanceTo: 1000,
   dateFrom: '2026-01-01',
   dateTo: '2026-01-31',
+  commentFrom: '2026-02-01',
+  commentTo: '2026-02-28',
   sort: 'total_deposits',
   order: 'asc',
   perPage: 100,
@@ -137,6 +140,8 @@ describe('the GET /api/clients query', () => {
       last_comment_period: 'week',
       balance_min: 10.5,
       balance_max: 1000,
+      last_comment_from: '2026-02-01',
+      last_comment_to: '2026-02-28',
     });
   });
 
@@ -187,5 +192,43 @@ describe('active filters', () => {
     expect(hasActiveFilters(DEFAULT_CLIENTS_LIST_STATE, 'ivan')).toBe(true);
     expect(hasActiveFilters({ ...DEFAULT_CLIENTS_LIST_STATE, status: ['new'] }, '')).toBe(true);
     expect(hasActiveFilters({ ...DEFAULT_CLIENTS_LIST_STATE, dateTo: '2026-01-01' }, '')).toBe(true);
+  });
+});
+
+describe('filters the server would refuse or that cannot match (issue 27 item 7)', () => {
+  const base = { ...DEFAULT_CLIENTS_LIST_STATE };
+  const sent = (state: ClientsListState) =>
+    new URL(withQuery('/api/clients', clientsQuery({ state, search: '', page: 1, withManagers: false })), 'http://x')
+      .searchParams;
+
+  it('a balance past the largest bound stays in the field, is said to be too large, is not sent, and can be reset', () => {
+    const state = { ...base, balanceFrom: 1e20 };
+    expect(filterProblems(state)).toEqual({ balanceFrom: 'too_large' });
+    expect(sent(state).has('balance_min')).toBe(false);
+    expect(hasActiveFilters(state, '')).toBe(true);
+  });
+
+  it("'from 1000 to 500' is said under 'to' and neither bound is sent; a valid range is", () => {
+    const inverted = { ...base, balanceFrom: 1000, balanceTo: 500 };
+    expect(filterProblems(inverted)).toEqual({ balanceTo: 'inverted' });
+    expect(sent(inverted).has('balance_min')).toBe(false);
+    expect(sent(inverted).has('balance_max')).toBe(false);
+    const fine = { ...base, balanceFrom: 500, balanceTo: 1000 };
+    expect(filterProblems(fine)).toEqual({});
+    expect(sent(fine).get('balance_min')).toBe('500');
+    expect(sent(fine).get('balance_max')).toBe('1000');
+  });
+
+  it('an inverted comment range is said and not sent; every query sent passes the server contract', () => {
+    const inverted = { ...base, commentFrom: '2026-03-10', commentTo: '2026-03-01' };
+    expect(filterProblems(inverted)).toEqual({ commentTo: 'inverted' });
+    expect(sent(inverted).has('last_comment_from')).toBe(false);
+    for (const state of [inverted, { ...base, balanceFrom: 1e21 }, { ...base, balanceFrom: 9, balanceTo: 1 }]) {
+      expect(clientsQuerySchema.safeParse(Object.fromEntries(sent(state))).success).toBe(true);
+    }
+    // The server refuses what the screen never sends, naming the field.
+    const refused = clientsQuerySchema.safeParse({ balance_min: '1000', balance_max: '500' });
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues[0]).toMatchObject({ path: ['balance_max'], message: 'range_inverted' });
   });
 });

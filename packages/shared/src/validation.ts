@@ -16,6 +16,8 @@ export const VALIDATION_MESSAGES = {
   dates_both_or_neither: { ru: 'Укажите обе даты или ни одной', en: 'Give both dates or neither' },
   date_from_after_date_to: { ru: 'Дата начала позже даты окончания', en: 'The start date is after the end date' },
   invalid_time_zone: { ru: 'Неизвестный часовой пояс', en: 'Unknown time zone' },
+  max_value: { ru: 'Не более {n}', en: 'At most {n}' },
+  range_inverted: { ru: 'Значение «до» меньше значения «от»', en: 'The upper bound is below the lower one' },
 } as const;
 
 export type ValidationCode = keyof typeof VALIDATION_MESSAGES;
@@ -25,5 +27,10 @@ export function validationMessage(message: string, lang: Lang): string {
   const [code, param] = message.split(':');
   const entry = VALIDATION_MESSAGES[code as ValidationCode];
   if (!entry) return message;
-  return entry[lang].replace('{n}', param ?? '');
+  // A large number reads with its digits grouped ('1 000 000 000 000'), as amounts are shown.
+  const n =
+    param && /^\d{5,}$/.test(param)
+      ? new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US').format(Number(param))
+      : param;
+  return entry[lang].replace('{n}', n ?? '');
 }

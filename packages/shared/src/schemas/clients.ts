@@ -102,29 +102,52 @@ export const CLIENT_SORT_FIELDS = [
 export const LAST_COMMENT_PERIODS = ['today', 'yesterday', 'week', 'month', 'no_comments'] as const;
 export type LastCommentPeriod = (typeof LAST_COMMENT_PERIODS)[number];
 
-export const clientsQuerySchema = z.strictObject({
-  ...pageQuery,
-  per_page: z.coerce.number().int().min(1).max(100).default(50),
-  search: z.string().trim().max(120).optional(),
-  status: repeated(z.enum(CLIENT_STATUSES, { error: 'invalid_value' })),
-  /** Staff ids, or 'null' for unassigned clients. */
-  assigned_manager: repeated(z.union([z.literal('null'), z.uuid({ error: 'invalid_value' })])),
-  /** Countries, each matched exactly (trimmed, case-insensitive), like the campaigns. */
-  country: repeated(z.string().trim().max(80)),
-  campaign: repeated(z.string().trim().max(200)),
-  source: z.string().trim().max(120).optional(),
-  created_date_from: z.iso.date({ error: 'invalid_value' }).optional(),
-  created_date_to: z.iso.date({ error: 'invalid_value' }).optional(),
-  /** Balance from / to (§2.5), dollars compared with total_deposits, both ends included. */
-  balance_min: z.coerce.number({ error: 'invalid_value' }).min(0, { error: 'invalid_value' }).max(1e12).optional(),
-  balance_max: z.coerce.number({ error: 'invalid_value' }).min(0, { error: 'invalid_value' }).max(1e12).optional(),
-  /** Comments period (§2.5): days in the business time zone; no_comments = never commented. */
-  last_comment_period: z.enum(LAST_COMMENT_PERIODS, { error: 'invalid_value' }).optional(),
-  /** Affiliate names (§5): the last ' - ' segment of the campaign, case-insensitive. */
-  affiliate: repeated(z.string().trim().max(200)),
-  sort: z.enum(CLIENT_SORT_FIELDS, { error: 'invalid_value' }).default('id'),
-  order: z.enum(['asc', 'desc'], { error: 'invalid_value' }).default('desc'),
-});
+/** The largest balance bound the list accepts, in dollars (issue 27 item 7: past it, a message says so). */
+export const CLIENT_BALANCE_FILTER_MAX = 1_000_000_000_000;
+const balanceBoundField = z.coerce
+  .number({ error: 'invalid_value' })
+  .min(0, { error: 'invalid_value' })
+  .max(CLIENT_BALANCE_FILTER_MAX, { error: `max_value:${CLIENT_BALANCE_FILTER_MAX}` })
+  .optional();
+
+export const clientsQuerySchema = z
+  .strictObject({
+    ...pageQuery,
+    per_page: z.coerce.number().int().min(1).max(100).default(50),
+    search: z.string().trim().max(120).optional(),
+    status: repeated(z.enum(CLIENT_STATUSES, { error: 'invalid_value' })),
+    /** Staff ids, or 'null' for unassigned clients. */
+    assigned_manager: repeated(z.union([z.literal('null'), z.uuid({ error: 'invalid_value' })])),
+    /** Countries, each matched exactly (trimmed, case-insensitive), like the campaigns. */
+    country: repeated(z.string().trim().max(80)),
+    campaign: repeated(z.string().trim().max(200)),
+    source: z.string().trim().max(120).optional(),
+    created_date_from: z.iso.date({ error: 'invalid_value' }).optional(),
+    created_date_to: z.iso.date({ error: 'invalid_value' }).optional(),
+    /** Balance from / to (§2.5), dollars compared with total_deposits, both ends included. */
+    balance_min: balanceBoundField,
+    balance_max: balanceBoundField,
+    /** Comments period (§2.5): days in the business time zone; no_comments = never commented. */
+    last_comment_period: z.enum(LAST_COMMENT_PERIODS, { error: 'invalid_value' }).optional(),
+    /** The last comment's day from / to (the seed's fields; issue 27 item 7), days in the business zone, both included. */
+    last_comment_from: z.iso.date({ error: 'invalid_value' }).optional(),
+    last_comment_to: z.iso.date({ error: 'invalid_value' }).optional(),
+    /** Affiliate names (§5): the last ' - ' segment of the campaign, case-insensitive. */
+    affiliate: repeated(z.string().trim().max(200)),
+    sort: z.enum(CLIENT_SORT_FIELDS, { error: 'invalid_value' }).default('id'),
+    order: z.enum(['asc', 'desc'], { error: 'invalid_value' }).default('desc'),
+  })
+  // Issue 27 item 7: an inverted range would answer an empty list without saying why; it is a 400 naming the field.
+  .superRefine((q, ctx) => {
+    const inverted = (from?: number | string | null, to?: number | string | null) =>
+      from !== undefined && from !== null && to !== undefined && to !== null && from > to;
+    if (inverted(q.balance_min, q.balance_max))
+      ctx.addIssue({ code: 'custom', path: ['balance_max'], message: 'range_inverted' });
+    if (inverted(q.created_date_from, q.created_date_to))
+      ctx.addIssue({ code: 'custom', path: ['created_date_to'], message: 'date_from_after_date_to' });
+    if (inverted(q.last_comment_from, q.last_comment_to))
+      ctx.addIssue({ code: 'custom', path: ['last_comment_to'], message: 'date_from_after_date_to' });
+  });
 export type ClientsQuery = z.infer<typeof clientsQuerySchema>;
 /** The filters alone (what the list and the Excel export share); paging and sort are the list's. */
 export type ClientFilters = Omit<ClientsQuery, 'page' | 'per_page' | 'sort' | 'order'>;

@@ -202,6 +202,20 @@ export function filteredClients(deps: AppDeps, query: ClientFilters, actor: Acto
   if (query.balance_max !== undefined) {
     q = q.where('clients.total_deposits_cents', '<=', String(Math.round(query.balance_max * 100)));
   }
+  if (query.last_comment_from) {
+    q = q.where(
+      'clients.last_comment_date',
+      '>=',
+      sql<Date>`(${query.last_comment_from}::date)::timestamp at time zone ${tz}`,
+    );
+  }
+  if (query.last_comment_to) {
+    q = q.where(
+      'clients.last_comment_date',
+      '<',
+      sql<Date>`(${query.last_comment_to}::date + 1)::timestamp at time zone ${tz}`,
+    );
+  }
   if (query.last_comment_period === 'no_comments') q = q.where('clients.last_comment_date', 'is', null);
   else if (query.last_comment_period) {
     // 'today' and 'yesterday' are calendar days of the business time zone; week and month count back from now.

@@ -1,4 +1,5 @@
 import {
+  CLIENT_BALANCE_FILTER_MAX,
   CLIENT_SORT_FIELDS,
   CLIENT_STATUSES,
   LAST_COMMENT_PERIODS,
@@ -37,6 +38,9 @@ export interface ClientsListState {
   /** YYYY-MM-DD, days in the business time zone, both ends inclusive. */
   dateFrom: string | null;
   dateTo: string | null;
+  /** The last comment's day, YYYY-MM-DD in the business zone, both ends inclusive (issue 27 item 7). */
+  commentFrom: string | null;
+  commentTo: string | null;
   sort: ClientSortField;
   order: SortOrder;
   perPage: PageSize;
@@ -55,6 +59,8 @@ export const DEFAULT_CLIENTS_LIST_STATE: ClientsListState = {
   balanceTo: null,
   dateFrom: null,
   dateTo: null,
+  commentFrom: null,
+  commentTo: null,
   sort: 'id',
   order: 'desc',
   perPage: 50,
@@ -115,9 +121,36 @@ function isPeriod(value: unknown): value is LastCommentPeriod {
   return typeof value === 'string' && (LAST_COMMENT_PERIODS as readonly string[]).includes(value);
 }
 
-/** A balance bound: a finite amount of dollars ≥ 0, or null. */
+/** A balance bound the server accepts: a finite amount of dollars from 0 to CLIENT_BALANCE_FILTER_MAX, or null. */
 export function balanceBound(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1e12 ? value : null;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= CLIENT_BALANCE_FILTER_MAX
+    ? value
+    : null;
+}
+
+/** What was typed in a balance field: any finite amount ≥ 0 stays in the field (and is said to be too large). */
+export function typedBalance(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/**
+ * Issue 27 item 7: why a filter the screen shows is not applied, per field — a balance past the largest the server
+ * takes, or a range whose end is below its start. Such a filter is left out of the query and said under its field.
+ */
+export interface FilterProblems {
+  balanceFrom?: 'too_large';
+  balanceTo?: 'too_large' | 'inverted';
+  commentTo?: 'inverted';
+}
+
+export function filterProblems(state: ClientsListState): FilterProblems {
+  const problems: FilterProblems = {};
+  if (state.balanceFrom !== null && balanceBound(state.balanceFrom) === null) problems.balanceFrom = 'too_large';
+  if (state.balanceTo !== null && balanceBound(state.balanceTo) === null) problems.balanceTo = 'too_large';
+  else if (state.balanceFrom !== null && state.balanceTo !== null && state.balanceFrom > state.balanceTo)
+    problems.balanceTo = 'inverted';
+  if (state.commentFrom && state.commentTo && state.commentFrom > state.commentTo) problems.commentTo = 'inverted';
+  return problems;
 }
 
 function text(value: unknown, max: number): string {
@@ -142,6 +175,8 @@ export function parseClientsListState(raw: string | null): ClientsListState {
   let dateFrom = isIsoDay(stored.dateFrom) ? stored.dateFrom : null;
   let dateTo = isIsoDay(stored.dateTo) ? stored.dateTo : null;
   if (dateFrom && dateTo && dateFrom > dateTo) [dateFrom, dateTo] = [null, null];
+  const commentFrom = isIsoDay(stored.commentFrom) ? stored.commentFrom : null;
+  const commentTo = isIsoDay(stored.commentTo) ? stored.commentTo : null;
   const sort = isSortField(stored.sort) ? stored.sort : defaults.sort;
   return {
     status: listOf(stored.status, isClientStatus),
@@ -158,6 +193,8 @@ export function parseClientsListState(raw: string | null): ClientsListState {
     balanceTo: balanceBound(stored.balanceTo),
     dateFrom,
     dateTo,
+    commentFrom,
+    commentTo,
     sort,
     order: stored.order === 'asc' || stored.order === 'desc' ? stored.order : defaults.order,
     perPage: isPageSize(stored.perPage) ? stored.perPage : defaults.perPage,
@@ -182,6 +219,8 @@ export function activeFilterCount(state: ClientsListState): number {
     state.balanceTo !== null,
     state.dateFrom !== null,
     state.dateTo !== null,
+    state.commentFrom !== null,
+    state.commentTo !== null,
   ].filter(Boolean).length;
 }
 
@@ -226,6 +265,10 @@ export function clientsQuery({
   withManagers,
   withAffiliates = false,
 }: ClientsQueryInput): Record<string, QueryValue> {
+  // A bound the server would refuse, or a range ending below its start, is not sent (the field says why).
+  const problems = filterProblems(state);
+  const balanceApplies = problems.balanceTo !== 'inverted';
+  const commentsApply = problems.commentTo !== 'inverted';
   return {
     page,
     per_page: state.perPage,
@@ -237,10 +280,12 @@ export function clientsQuery({
     campaign: state.campaigns,
     affiliate: withAffiliates ? state.affiliates : undefined,
     last_comment_period: state.commentsPeriod,
-    balance_min: state.balanceFrom,
-    balance_max: state.balanceTo,
+    balance_min: balanceApplies ? balanceBound(state.balanceFrom) : null,
+    balance_max: balanceApplies ? balanceBound(state.balanceTo) : null,
     created_date_from: state.dateFrom,
     created_date_to: state.dateTo,
+    last_comment_from: commentsApply ? state.commentFrom : null,
+    last_comment_to: commentsApply ? state.commentTo : null,
     sort: state.sort,
     order: state.order,
   };

@@ -1,4 +1,5 @@
 import {
+  CLIENT_BALANCE_FILTER_MAX,
   CLIENT_STATUSES,
   LAST_COMMENT_PERIODS,
   type ClientFilterOptions,
@@ -12,9 +13,10 @@ import { useTranslation } from 'react-i18next';
 import { CompactMultiSelect, type CompactOption } from '../../ui/CompactMultiSelect';
 import {
   activeFilterCount,
-  balanceBound,
+  filterProblems,
   hasActiveFilters,
   isClientStatus,
+  typedBalance,
   type ClientsListState,
 } from '../list-state';
 import { ClientStatusBadge } from './ClientStatusBadge';
@@ -77,6 +79,10 @@ export function ClientsFilters({
   const panelId = useId();
   const count = activeFilterCount(state);
   const statusOptions = CLIENT_STATUSES.map((value) => ({ value, label: t(`clients.statuses.${value}`) }));
+  const problems = filterProblems(state);
+  const tooLarge = tc('list.filters.balanceTooLarge', {
+    max: new Intl.NumberFormat('en-US').format(CLIENT_BALANCE_FILTER_MAX),
+  });
 
   const resetButton = (
     <Button
@@ -176,7 +182,8 @@ export function ClientsFilters({
       <NumberInput
         label={tc('list.filters.balanceFrom')}
         value={state.balanceFrom ?? ''}
-        onChange={(value) => onChange({ balanceFrom: balanceBound(typeof value === 'number' ? value : null) })}
+        onChange={(value) => onChange({ balanceFrom: typedBalance(value) })}
+        error={problems.balanceFrom ? tooLarge : undefined}
         min={0}
         decimalScale={2}
         prefix="$"
@@ -187,7 +194,14 @@ export function ClientsFilters({
       <NumberInput
         label={tc('list.filters.balanceTo')}
         value={state.balanceTo ?? ''}
-        onChange={(value) => onChange({ balanceTo: balanceBound(typeof value === 'number' ? value : null) })}
+        onChange={(value) => onChange({ balanceTo: typedBalance(value) })}
+        error={
+          problems.balanceTo === 'too_large'
+            ? tooLarge
+            : problems.balanceTo === 'inverted'
+              ? tc('list.filters.rangeInverted')
+              : undefined
+        }
         min={0}
         decimalScale={2}
         prefix="$"
@@ -216,6 +230,27 @@ export function ClientsFilters({
         clearable
         style={grow(130)}
         data-testid="clients-date-to"
+      />
+      <DateInput
+        label={tc('list.filters.commentFrom')}
+        value={state.commentFrom}
+        onChange={(commentFrom) => onChange({ commentFrom })}
+        valueFormat="DD.MM.YYYY"
+        placeholder={t('clients.filters.datePlaceholder')}
+        clearable
+        style={grow(130)}
+        data-testid="clients-comment-from"
+      />
+      <DateInput
+        label={tc('list.filters.commentTo')}
+        value={state.commentTo}
+        onChange={(commentTo) => onChange({ commentTo })}
+        valueFormat="DD.MM.YYYY"
+        placeholder={t('clients.filters.datePlaceholder')}
+        error={problems.commentTo ? tc('list.filters.commentRangeInverted') : undefined}
+        clearable
+        style={grow(130)}
+        data-testid="clients-comment-to"
       />
       {compact ? <div style={{ flex: '1 1 100%' }}>{resetButton}</div> : null}
     </Group>

@@ -406,7 +406,7 @@ async function exceljsAlone(url: string, timeZone: string): Promise<{ seconds: n
   await client.query('begin');
   await client.query(
     `declare export_rows no scroll cursor for
-       select c.id, c.name, c.email, c.phone, c.country, c.status, c.campaign, c.source, c.ftd, c.total_deposits_cents,
+       select c.id, c.name, c.email, c.phone, c.phone_e164, c.country, c.status, c.campaign, c.source, c.ftd, c.total_deposits_cents,
               c.assigned_manager, m.name as assigned_manager_name, af.name as affiliate_name, c.last_comment_date,
               c.created_at, ta.balance_cents as trading_balance_cents
        from clients c left join users m on m.id = c.assigned_manager left join affiliates af on af.id = c.affiliate_id

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as XLSX from '@e965/xlsx';
 import ExcelJS from 'exceljs';
+import { normalisePhone } from '@brokerage/shared';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_LABELS } from '../src/modules/exports/labels.js';
@@ -155,6 +156,8 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
         name: values.name,
         email: `${key}@export.test`,
         phone: values.phone ?? '+380501112233',
+        // As the import and the add-client form store it (D17).
+        phone_e164: normalisePhone(values.phone ?? '+380501112233', 'KZ'),
         country: 'Украина',
         campaign: 'Autumn - PartnerX',
         source: 'import',
@@ -267,6 +270,8 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
       expect(at[1]).toBe('@SUM(A1:A2)');
       expect(at[3]).toBe('-5');
       expect(rows.find((r) => Number(r[0]) === ids.free)![12]).toBe('Не назначен');
+      // Issue 27 item 8: phones in one international format from their E.164 form; one that never parsed as typed.
+      expect(rows.find((r) => Number(r[0]) === ids.free)![3]).toBe('+380 50 111 2233');
 
       // Issue 27 item 17: the dates are date cells (sortable), in the business zone, shown dd.mm.yyyy hh:mm; the
       // header row is frozen and carries an autofilter. Read back by SheetJS as a spreadsheet program would.
@@ -282,7 +287,7 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
       const createdAt = await t.db
         .selectFrom('clients')
         .select('created_at')
-        .where('id', '=', String(rows[0]![0]))
+        .where('id', '=', Number(rows[0]![0]))
         .executeTakeFirstOrThrow();
       // The cell's wall clock is the business zone's: the list's own formatter gives the same text.
       const shown = dateTimeFormatter('Europe/Kyiv')(new Date(createdAt.created_at));

@@ -15,3 +15,13 @@ export function normalisePhone(raw: string | null | undefined, defaultRegion: st
   if (!parsed || !parsed.isPossible()) return null;
   return parsed.number;
 }
+
+/**
+ * Issue 27 item 8: how a phone is shown in lists, cards and exports — one international format ('+7 701 765 4321')
+ * from its E.164 form, whatever was typed ('8 916 555 12 34'); a phone that never parsed is shown as typed. What was
+ * typed is kept for the record (and shown in the edit form).
+ */
+export function displayPhone(phone: string, e164: string | null | undefined): string {
+  if (!e164) return phone;
+  return parsePhoneNumberFromString(e164)?.formatInternational() ?? phone;
+}

@@ -35,7 +35,10 @@ export const clientSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   email: z.string(),
+  /** As typed (kept for the record). */
   phone: z.string(),
+  /** D17: the phone as E.164 ('+77017654321'), null when it does not parse; lists show it internationally formatted. */
+  phone_e164: z.string().nullable(),
   country: z.string(),
   campaign: z.string(),
   source: z.string(),

@@ -41,6 +41,7 @@ export const CLIENT_COLUMNS = [
   'clients.name',
   'clients.email',
   'clients.phone',
+  'clients.phone_e164',
   'clients.country',
   'clients.campaign',
   'clients.source',
@@ -65,6 +66,7 @@ export type ClientRow = {
   name: string;
   email: string;
   phone: string;
+  phone_e164: string | null;
   country: string;
   campaign: string;
   source: string;
@@ -90,6 +92,7 @@ export function toClient(r: ClientRow): Client {
     name: r.name,
     email: r.email,
     phone: r.phone,
+    phone_e164: r.phone_e164,
     country: r.country,
     campaign: r.campaign,
     source: r.source,

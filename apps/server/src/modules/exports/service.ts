@@ -2,6 +2,7 @@ import {
   can,
   centsToDollars,
   clientAffiliate,
+  displayPhone,
   type ClientFilters,
   type DepositFilters,
   type Lang,
@@ -157,6 +158,7 @@ export type ExportClientRow = Pick<
   | 'name'
   | 'email'
   | 'phone'
+  | 'phone_e164'
   | 'country'
   | 'status'
   | 'campaign'
@@ -175,6 +177,7 @@ const EXPORT_CLIENT_COLUMNS = [
   'clients.name',
   'clients.email',
   'clients.phone',
+  'clients.phone_e164',
   'clients.country',
   'clients.status',
   'clients.campaign',
@@ -223,7 +226,7 @@ export function clientsSheet(lang: Lang, timeZone: string) {
       Number(r.id),
       r.name,
       r.email,
-      r.phone,
+      displayPhone(r.phone, r.phone_e164),
       r.country,
       statuses[r.status] ?? r.status,
       r.campaign,

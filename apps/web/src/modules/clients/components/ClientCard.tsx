@@ -1,4 +1,4 @@
-import { can, type Client } from '@brokerage/shared';
+import { can, displayPhone, type Client } from '@brokerage/shared';
 import { Anchor, Button, Grid, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconChartCandle, IconEdit, IconKey, IconUserPlus } from '@tabler/icons-react';
 import { notifications } from '@mantine/notifications';
@@ -43,7 +43,8 @@ function MainInfoCard({ client, timeZone }: { client: Client; timeZone: string }
           {client.email || dash}
         </Field>
         <Field label={t('clients.card.fields.phone')} testId="client-field-phone">
-          {client.phone || dash}
+          {/* Issue 27 item 8: the international form; what was typed is in the edit form. */}
+          {displayPhone(client.phone, client.phone_e164) || dash}
         </Field>
         <Field label={t('clients.card.fields.country')} testId="client-field-country">
           {client.country || dash}

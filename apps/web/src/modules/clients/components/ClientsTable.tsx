@@ -1,4 +1,4 @@
-import { clientAffiliate, type ClientListItem } from '@brokerage/shared';
+import { clientAffiliate, displayPhone, type ClientListItem } from '@brokerage/shared';
 import { Checkbox, Group, Text, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
 import type { KeyboardEvent, MouseEvent } from 'react';
@@ -204,9 +204,10 @@ export function ClientsTable({
       cell: truncated((client) => client.email || dash),
       cardCell: (client) => client.email || dash,
     }),
+    // Issue 27 item 8: one international format from the E.164 form (as typed when it never parsed).
     sortable('phone', t('clients.columns.phone'), {
-      cell: truncated((client) => client.phone || dash),
-      cardCell: (client) => client.phone || dash,
+      cell: truncated((client) => displayPhone(client.phone, client.phone_e164) || dash),
+      cardCell: (client) => displayPhone(client.phone, client.phone_e164) || dash,
     }),
     sortable('country', t('clients.columns.country'), {
       cell: truncated((client) => client.country || dash),

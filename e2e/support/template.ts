@@ -33,6 +33,11 @@ const RUNTIME_ONLY = new Set([
   'WEB_DIST',
   'SITE_CONTENT_FILE',
   'ALLOW_PRIVATE_WEBHOOKS',
+  // Issue 22: where mail goes and the links' address (a new test SMTP server's port must not reseed).
+  'PORT',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'PUBLIC_URL',
 ]);
 
 /** How long a template is used after it was seeded. */

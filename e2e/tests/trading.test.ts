@@ -181,6 +181,21 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     );
     account = list.body.accounts.find((a) => a.client_email === email)!;
     expect(account, 'the registered client has a trading account').toBeDefined();
+    // Issue 22 §2: a withdrawal needs a proven address. Without SMTP_URL the verification e-mail is kept in the outbox
+    // (/crm/outbox), and its link is what the client opens.
+    const outbox = await api<{ items: { id: number; to: string; template: string }[] }>(
+      staffToken,
+      `/api/mail/outbox?search=${encodeURIComponent(email)}`,
+    );
+    const verification = outbox.body.items.find((m) => m.template === 'verify_email' && m.to === email)!;
+    expect(verification, 'the verification e-mail is in the outbox').toBeDefined();
+    const message = await api<{ text_body: string }>(staffToken, `/api/mail/outbox/${verification.id}`);
+    const link = /https?:\/\/\S+\/verify-email\?token=\S+/.exec(message.body.text_body)![0];
+    const verified = await api(null, '/api/auth/verify-email', {
+      method: 'POST',
+      body: { token: new URL(link).searchParams.get('token') },
+    });
+    expect(verified.status).toBe(200);
     // $100 through the ledger, as staff would credit a deposit; the open screen shows it without a reload.
     const credit = await api(staffToken, `/api/trading/admin/accounts/${account.id}/balance`, {
       method: 'POST',

@@ -63,6 +63,9 @@ import { affiliateTokenRoutes } from './modules/affiliate-tokens/routes.js';
 import { externalApiRoutes } from './modules/external-api/routes.js';
 import { importRoutes } from './modules/imports/routes.js';
 import { statementRoutes } from './modules/statement/routes.js';
+import { Mailer } from './modules/mail/mailer.js';
+import { mailRoutes } from './modules/mail/routes.js';
+import { MailWorker } from './modules/mail/worker.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,6 +75,8 @@ declare module 'fastify' {
     notificationWorker: NotificationWorker;
     /** Affiliate postbacks (D13, D17): created stopped; main.ts starts it (one per cluster), tests call tick(now). */
     postbackWorker: PostbackWorker;
+    /** Mail delivery and the staff's daily digest (issue 22): created stopped; main.ts starts it, tests call tick(now). */
+    mailWorker: MailWorker;
     /** The audit chain's checkpoints outside the database (issue 20 §7): main.ts starts it, tests call writeNow(). */
     auditCheckpoints: AuditCheckpointWriter;
   }
@@ -124,6 +129,7 @@ export async function buildApp({
     version: VERSION,
     bus,
     vault: vaultFromConfig(config),
+    mail: new Mailer(config, app.log),
   };
 
   registerErrorHandler(app);
@@ -220,6 +226,22 @@ export async function buildApp({
   await app.register(affiliateTokenRoutes, { deps });
   await app.register(externalApiRoutes, { deps });
   await app.register(statementRoutes, { deps });
+  await app.register(mailRoutes, { deps });
+  const mailWorker = new MailWorker({
+    db: deps.db,
+    mail: deps.mail,
+    smtpUrl: config.SMTP_URL,
+    from: config.MAIL_FROM,
+    timeZone: config.BUSINESS_TIMEZONE,
+    log: app.log,
+    databaseUrl,
+    leaderRetryMs: config.FEED_LEADER_RETRY_MS,
+    leaseMs: config.FEED_LEASE_MS,
+  });
+  app.decorate('mailWorker', mailWorker);
+  app.addHook('onClose', async () => {
+    await mailWorker.stop();
+  });
 
   const hasWeb = await registerWebApp(app, config.WEB_DIST ? path.resolve(config.WEB_DIST) : DEFAULT_WEB_DIST);
   registerNotFound(app, hasWeb);

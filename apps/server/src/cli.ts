@@ -10,6 +10,8 @@ import { writeAudit } from './platform/audit/audit.js';
 import { clearWhitelist } from './modules/access-list/service.js';
 import { reconcile } from './modules/ledger/service.js';
 import { resetTwoFactor } from './modules/auth/two-factor.js';
+import { Mailer } from './modules/mail/mailer.js';
+import { pino } from 'pino';
 import { liftSignInDelays } from './platform/auth/sign-in-delays.js';
 import { CHAIN_BREAK_TEXT, verifyAuditChain, type ChainStatus } from './platform/audit/chain.js';
 import {
@@ -53,6 +55,11 @@ export const VERIFY_AUDIT_EXIT = {
   key_mismatch: 4,
   not_anchored: 5,
 } as const satisfies Record<ChainStatus, number>;
+
+/** The mail of a command: queued in the outbox like the server's, delivered by the server's mail worker. */
+function cliMailer(config: ReturnType<typeof loadConfig>): Mailer {
+  return new Mailer(config, pino({ level: 'error' }));
+}
 
 /** Runs one admin command; returns the process exit code. Exported for the tests. */
 export async function runCli(args: string[], env = process.env, out = console.log): Promise<number> {
@@ -290,7 +297,7 @@ export async function runCli(args: string[], env = process.env, out = console.lo
         out(`No user with e-mail ${email}.`);
         return 1;
       }
-      const wasEnrolled = await resetTwoFactor(db, user.id, CLI_ACTOR);
+      const wasEnrolled = await resetTwoFactor(db, user.id, CLI_ACTOR, cliMailer(config));
       out(
         wasEnrolled
           ? `Two-factor sign-in of ${email} removed; their sessions were ended. They enroll again at their next sign-in if their role requires it.`
@@ -324,7 +331,8 @@ export async function runCli(args: string[], env = process.env, out = console.lo
     await db.transaction().execute(async (trx) => {
       await trx
         .updateTable('users')
-        .set({ password_hash: hash, updated_at: sql`now()` })
+        // A password set here also ends an invitation (issue 22 §4): the member signs in with it.
+        .set({ password_hash: hash, invited_at: null, updated_at: sql`now()` })
         .where('id', '=', existing.id)
         .execute();
       await trx
@@ -339,6 +347,19 @@ export async function runCli(args: string[], env = process.env, out = console.lo
         entityType: 'user',
         entityId: existing.id,
         after: { via: 'command line' },
+      });
+      // Issue 22 §3: the owner hears of every password change (the server's mail worker delivers it).
+      const owner = await trx
+        .selectFrom('users')
+        .select(['name', 'role', 'language'])
+        .where('id', '=', existing.id)
+        .executeTakeFirstOrThrow();
+      await cliMailer(config).enqueue(trx, {
+        to: email,
+        userId: existing.id,
+        template: 'password_changed',
+        language: owner.role === 'client' ? owner.language : 'ru',
+        data: { name: owner.name },
       });
     });
     out(`Password of ${email} reset; their sessions were ended and any sign-in delays lifted.`);

@@ -201,6 +201,25 @@ const configSchema = z.object({
     .toUpperCase()
     .regex(/^[A-Z]{2}$/, 'a two-letter region code such as KZ')
     .default('KZ'),
+  /**
+   * Issue 22 §1: the SMTP server mail goes through, smtp:// or smtps:// with credentials in the URL
+   * (smtps://user:pass@mail.example.com:465). Unset: mail is not sent but kept, and listed on /crm/outbox.
+   */
+  SMTP_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+    .refine((v) => v === undefined || /^smtps?:\/\/[^\s]+$/.test(v), {
+      message: 'smtp://… or smtps://… (credentials in the URL: smtps://user:password@host:465)',
+    }),
+  /** Issue 22 §1: the From of every message ("Brokerage <no-reply@example.com>" or an address). */
+  MAIL_FROM: z.string().trim().min(3).default('Brokerage <no-reply@localhost>'),
+  /** Issue 22 §1: the site's address for links in mail (default http://localhost:$PORT); no trailing slash needed. */
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim().replace(/\/+$/, '')))
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), { message: 'http(s)://host[:port][/path]' }),
   /** D17: lift the https and public-address rules for webhook URLs (tests, local setups). */
   ALLOW_PRIVATE_WEBHOOKS: bool,
   /** §9: the largest lead file accepted by POST /api/upload-clients, in MB. */
@@ -220,6 +239,8 @@ const configSchema = z.object({
 export type TrustProxy = boolean | string | ((address: string, hop: number) => boolean);
 export type Config = z.infer<typeof configSchema> & {
   dataDir: string;
+  /** PUBLIC_URL, or http://localhost:$PORT: the base of every link in mail (no trailing slash). */
+  publicUrl: string;
   trustProxy: TrustProxy;
   /** REQUIRE_2FA_ROLES parsed, with its default applied. */
   requireTwoFactorRoles: StaffRole[];
@@ -239,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     ...c,
     dataDir: path.resolve(c.DATA_DIR),
+    publicUrl: c.PUBLIC_URL ?? `http://localhost:${c.PORT}`,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     requireTwoFactorRoles: twoFactor.roles,
   };

@@ -64,6 +64,8 @@ async function main(): Promise<void> {
   await app.listen({ port: config.PORT, host: config.HOST });
   // Affiliate postbacks: one delivering process per cluster (a leader lock on PostgreSQL).
   await app.postbackWorker.start();
+  // Mail (issue 22): one delivering process per cluster, which also sends the staff's daily digest.
+  await app.mailWorker.start();
   // The audit chain's head, anchored outside the database at least once a minute (issue 20 §7; every process).
   app.auditCheckpoints.start();
   console.log(twoFactorBanner(config));

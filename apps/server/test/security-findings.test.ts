@@ -74,6 +74,12 @@ describe.each(dbKinds())('security findings on %s', (kind) => {
       remoteAddress: `10.9.${randomBytes(1)[0]}.${randomBytes(1)[0]}`,
     });
     expect(res.statusCode, res.body).toBe(201);
+    // Issue 22: even with the e-mail link opened, the identity check of issue 9 finding 1 still holds.
+    await t.db
+      .updateTable('users')
+      .set({ email_verified_at: new Date() })
+      .where('id', '=', res.json().user.id as string)
+      .execute();
     return res.json().access_token as string;
   }
   const balanceOf = async (token: string) =>

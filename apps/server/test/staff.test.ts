@@ -74,6 +74,8 @@ describe.each(dbKinds())('staff management on %s', (kind) => {
       created_at: expect.any(String),
       clients_count: 0,
       active_clients_count: 0,
+      invited: false,
+      invitation_expires_at: null,
     });
     expect(row).toMatchObject({
       actor_id: superadmin.id,

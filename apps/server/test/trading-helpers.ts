@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -102,6 +103,12 @@ export async function registerClient(t: TestApp, name = 'Trader'): Promise<TestC
   });
   if (res.statusCode !== 201) throw new Error(`register-client: ${res.statusCode} ${res.body}`);
   const { access_token: token, user } = res.json() as { access_token: string; user: { id: string } };
+  // A trader who opened the link of the verification e-mail (issue 22 §2); the e-mail tests go through the link.
+  await t.db
+    .updateTable('users')
+    .set({ email_verified_at: sql`now()` })
+    .where('id', '=', user.id)
+    .execute();
   const account = await t.db
     .selectFrom('trading_accounts')
     .select(['id', 'client_id'])

@@ -28,6 +28,11 @@ function TradingArea() {
 const SiteArea = lazy(() => import('./areas/site/SiteArea'));
 // Public: a proof file is checked in the browser by the open verifier (issue 30 §3); its own chunk.
 const VerifyPage = lazy(() => import('./modules/price-proof/components/VerifyPage'));
+// The pages the e-mail links open (issue 22): public, each its own chunk.
+const VerifyEmailPage = lazy(() => import('./modules/auth/pages/VerifyEmailPage'));
+const ResetPasswordPage = lazy(() => import('./modules/auth/pages/ResetPasswordPage'));
+const InvitationPage = lazy(() => import('./modules/auth/pages/InvitationPage'));
+const UnsubscribePage = lazy(() => import('./modules/mail-outbox/components/UnsubscribePage'));
 
 /** §2.1: nothing renders until the session check (GET /api/auth/me) has answered. */
 function SessionGate() {
@@ -49,6 +54,10 @@ export const router = createBrowserRouter([
       { path: '/', element: <SiteArea /> },
       { path: '/login', element: <LoginPage /> },
       { path: '/verify', element: <VerifyPage /> },
+      { path: '/verify-email', element: <VerifyEmailPage /> },
+      { path: '/reset-password', element: <ResetPasswordPage /> },
+      { path: '/invitation', element: <InvitationPage /> },
+      { path: '/unsubscribe', element: <UnsubscribePage /> },
       { path: '/crm/*', element: <CrmArea /> },
       { path: '/trading', element: <TradingArea /> },
       { path: '/demo', element: <TradingArea /> },

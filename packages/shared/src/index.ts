@@ -30,4 +30,5 @@ export * from './trading/void-requests.js';
 export * from './trading/price-log-proof.js';
 export * from './trading/price-log.js';
 export * from './schemas/statement.js';
+export * from './schemas/mail.js';
 export * from './risk.js';

@@ -21,6 +21,8 @@ export function canAny(role: Role | null | undefined, permission: Permission | r
 export const CRM_MENU: readonly MenuEntry[] = [
   { path: '/crm/dashboard', labelKey: 'menu.dashboard', permission: 'dashboard.view' },
   { path: '/crm/clients', labelKey: 'menu.clients', permission: 'clients.view' },
+  // Issue 22 §6: conversations with unread client messages, in the viewer's client scope.
+  { path: '/crm/inbox', labelKey: 'menu.inbox', permission: 'clients.view' },
   { path: '/crm/calendar', labelKey: 'menu.calendar', permission: 'calendar.view' },
   { path: '/crm/applications', labelKey: 'menu.applications', permission: 'finance.view' },
   { path: '/crm/history', labelKey: 'menu.history', permission: 'finance.view' },
@@ -36,6 +38,8 @@ export const CRM_MENU: readonly MenuEntry[] = [
   { path: '/crm/trading-accounts', labelKey: 'menu.tradingAccounts', permission: 'trading.manage' },
   { path: '/crm/access', labelKey: 'menu.access', permission: 'access.manage' },
   { path: '/crm/audit', labelKey: 'menu.audit', permission: 'audit.view' },
+  // Issue 22 §1: every message the server wrote, sent or kept (without SMTP_URL).
+  { path: '/crm/outbox', labelKey: 'menu.outbox', permission: 'mail.outbox' },
 ];
 
 export function menuFor(role: Role): MenuEntry[] {

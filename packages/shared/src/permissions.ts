@@ -35,6 +35,8 @@ export const PERMISSIONS = {
   'deposits.manager_filter': ['superadmin'],
   'deposit_methods.edit': ['superadmin'],
   'messages.send': ['superadmin', 'admin', 'team_lead_retention'],
+  /** Issue 22 §1: the outgoing mail page (/crm/outbox), which shows rendered bodies with their links. */
+  'mail.outbox': ['superadmin'],
 } as const satisfies Record<string, readonly StaffRole[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -74,6 +76,20 @@ export const API_ROUTES = {
   'POST /api/auth/2fa/enroll': 'public',
   'POST /api/auth/2fa/confirm': 'public',
   'GET /api/auth/2fa': 'crm.enter',
+  // Issue 22: verified addresses, password reset, the mail settings, staff invitations (the link is the credential).
+  'POST /api/auth/verify-email': 'public',
+  'POST /api/auth/verify-email/resend': 'client',
+  'POST /api/auth/password-reset': 'public',
+  'POST /api/auth/password-reset/confirm': 'public',
+  'PUT /api/auth/profile': 'authenticated',
+  'POST /api/auth/email-change': 'client',
+  'GET /api/auth/invitation': 'public',
+  'POST /api/auth/invitation/accept': 'public',
+  'POST /api/users/:id/invitation': 'staff.manage',
+  'DELETE /api/users/:id/invitation': 'staff.manage',
+  'GET /api/mail/outbox': 'mail.outbox',
+  'GET /api/mail/outbox/:id': 'mail.outbox',
+  'POST /api/mail/unsubscribe': 'public',
   'POST /api/auth/2fa/setup': 'crm.enter',
   'POST /api/auth/2fa/setup/confirm': 'crm.enter',
   'GET /api/users': 'staff.manage',
@@ -190,8 +206,12 @@ export const API_ROUTES = {
   'GET /api/deposit-methods': 'public',
   'GET /api/deposit-methods/all': 'trading.manage',
   'PUT /api/deposit-methods/:id': 'deposit_methods.edit',
-  'POST /api/client-messages': 'messages.send',
-  'GET /api/client-messages/:clientId': 'messages.send',
+  // Issue 22 §6: messages.send's roles, and also the client's own manager (checked in client-messages/service.ts).
+  'POST /api/client-messages': 'clients.view',
+  'GET /api/client-messages/:clientId': 'clients.view',
+  'POST /api/my-messages': 'client',
+  'GET /api/inbox': 'clients.view',
+  'PUT /api/inbox/:clientId/read': 'clients.view',
   'PUT /api/client-messages/:id/read': 'client',
   'GET /api/my-messages': 'client',
   'PUT /api/my-messages/:id/read': 'client',

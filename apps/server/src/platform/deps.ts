@@ -4,6 +4,7 @@ import type { WhitelistCache } from './access/whitelist.js';
 import type { SessionPolicy } from './auth/sessions.js';
 import type { Db } from './db/index.js';
 import type { SecretsVault } from './crypto/vault.js';
+import type { Mailer } from '../modules/mail/mailer.js';
 
 /** What every module's service receives: the database, the settings, and the shared caches. */
 export interface AppDeps {
@@ -16,4 +17,6 @@ export interface AppDeps {
   bus: EventBus;
   /** Secrets at rest (card numbers, signing and TOTP secrets): built once per server from its key. */
   vault: SecretsVault;
+  /** Mail (issue 22): `mail.enqueue(trx, …)` in the transaction of the action that causes the message. */
+  mail: Mailer;
 }

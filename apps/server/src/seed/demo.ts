@@ -228,6 +228,8 @@ export async function seedDemoData(
           password_hash: hash,
           deleted_at: null,
           last_login_at: null,
+          // Issue 22: the demo accounts stand for established ones, whose addresses are verified.
+          email_verified_at: sql`now()` as never,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -245,6 +247,8 @@ export async function seedDemoData(
           password_hash: hash,
           deleted_at: null,
           last_login_at: null,
+          // Issue 22: the demo accounts stand for established ones, whose addresses are verified.
+          email_verified_at: sql`now()` as never,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -426,6 +430,7 @@ async function seedTraderAccount(trx: Trx, hash: string, ids: Map<string, string
       deleted_at: null,
       last_login_at: null,
       created_at: joined,
+      email_verified_at: joined as never,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

@@ -118,5 +118,15 @@ export const AUDIT_ACTIONS = [
   'affiliate_token.delete',
   /** Issue 30 §4: `npm run admin -- verify-price-log` and what it found. */
   'price_log.verify',
+  /** Issue 22 §2–§4: verified addresses, the mail settings, password reset, staff invitations. */
+  'auth.email_verified',
+  'auth.email_changed',
+  'auth.email_change_requested',
+  'auth.verify_email_resend',
+  'auth.password_reset',
+  'auth.invitation_accept',
+  'user.profile_update',
+  'user.invitation_resend',
+  'user.invitation_revoke',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

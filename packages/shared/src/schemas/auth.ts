@@ -87,16 +87,79 @@ export const twoFactorStatusSchema = z.object({
 });
 export type TwoFactorStatus = z.infer<typeof twoFactorStatusSchema>;
 
+/** Issue 22: the languages of mail (a client's is the one they registered in; staff mail is Russian). */
+export const MAIL_LANGUAGES = ['ru', 'en', 'kk'] as const;
+export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
+export const mailLanguageSchema = z.enum(MAIL_LANGUAGES, { error: 'invalid_language' });
+
 export const meResponseSchema = userSchema.extend({
   demo: z.boolean().describe('true when the server runs with its demo data set'),
   business_timezone: z.string().describe('IANA zone in which the back office shows times (BUSINESS_TIMEZONE)'),
+  email_verified: z
+    .boolean()
+    .describe('The address was proven by its link (issue 22); older accounts count as verified'),
+  pending_email: z
+    .string()
+    .nullable()
+    .describe('A new address waiting for its link to be opened (it replaces `email` then); null when none'),
+  language: mailLanguageSchema.describe('The language of this user’s mail'),
+  mail_opt_out: z.boolean().describe('Only security mail is sent'),
+  digest_opt_in: z.boolean().describe('Staff: the daily e-mail of due reminders'),
 });
+export type MeResponse = z.infer<typeof meResponseSchema>;
+
+/** Issue 22: a link token from an e-mail (verification, reset, invitation, unsubscribe). */
+const linkTokenField = z
+  .string({ error: missingOrWrongType })
+  .trim()
+  .min(1, { error: 'required' })
+  .max(200, { error: 'max_length:200' });
+
+/** POST /api/auth/verify-email. */
+export const verifyEmailRequestSchema = z.strictObject({ token: linkTokenField });
+/** POST /api/auth/verify-email → 200: the address now verified. */
+export const verifyEmailResponseSchema = z.object({ ok: z.literal(true), email: z.string() });
+/** 202 answers of the mail-sending routes (resend, reset request, e-mail change, invitation resend). */
+export const acceptedSchema = z.object({ ok: z.literal(true) });
+
+/** POST /api/auth/password-reset: always 202 with the same body, known address or not. */
+export const passwordResetRequestSchema = z.strictObject({ email: loginRequestSchema.shape.email });
+/** POST /api/auth/password-reset/confirm → 200 {ok}: every session of the user ends, the sign-in delays lift. */
+export const passwordResetConfirmSchema = z.strictObject({ token: linkTokenField, password: passwordField });
+
+/** PUT /api/auth/profile (any signed-in user): the mail settings; answers GET /api/auth/me's shape. */
+export const profileUpdateSchema = z
+  .strictObject({
+    language: mailLanguageSchema.optional(),
+    mail_opt_out: z.boolean({ error: missingOrWrongType }).optional(),
+    digest_opt_in: z.boolean({ error: missingOrWrongType }).optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, { error: 'empty_update' });
+export type ProfileUpdate = z.infer<typeof profileUpdateSchema>;
+
+/** POST /api/auth/email-change (clients): the new address gets a link; the old one is told. 202. */
+export const emailChangeRequestSchema = z.strictObject({
+  email: emailField,
+  password: twoFactorSetupRequestSchema.shape.password,
+});
+
+/** GET /api/auth/invitation?token= (public): who is invited, for the page that sets the password. */
+export const invitationQuerySchema = z.strictObject({ token: linkTokenField });
+export const invitationInfoSchema = z.object({
+  name: z.string(),
+  email: z.string(),
+  role: roleSchema,
+  two_factor_required: z.boolean().describe('The role must enroll in two-factor sign-in after setting the password'),
+});
+/** POST /api/auth/invitation/accept: sets the password; answers like /api/auth/login (a session or a 2FA step). */
+export const invitationAcceptSchema = z.strictObject({ token: linkTokenField, password: passwordField });
 
 /** Staff creation from the staff page (§2.12). */
 export const registerStaffRequestSchema = z.strictObject({
   name: requiredText(120),
   email: emailField,
-  password: passwordField,
+  /** Issue 22 §4: left out (or empty), the member is invited by e-mail to set their own password. */
+  password: z.preprocess((v) => (v === '' || v === null ? undefined : v), passwordField.optional()),
   role: z.enum(ASSIGNABLE_STAFF_ROLES, { error: 'invalid_role' }),
 });
 export type RegisterStaffRequest = z.infer<typeof registerStaffRequestSchema>;
@@ -115,6 +178,8 @@ export const registerClientRequestSchema = z.strictObject({
     .refine((v) => v === '' || v.replace(/[^\d]/g, '').length >= 10, { error: 'invalid_phone' })
     .optional(),
   password: passwordField,
+  /** Issue 22: the language of the client's mail (the web sends the site's language); 'ru' when left out. */
+  language: mailLanguageSchema.optional(),
 });
 export type RegisterClientRequest = z.infer<typeof registerClientRequestSchema>;
 

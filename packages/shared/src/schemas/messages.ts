@@ -7,6 +7,14 @@ import { missingOrWrongType } from './common.js';
  */
 
 export const CLIENT_MESSAGE_MAX = 2000;
+/** Issue 22 §6: a client's message to the broker ('Поддержка') may be longer. */
+export const SUPPORT_MESSAGE_MAX = 4000;
+/** Issue 22 §6: how many messages a client may write to the broker in an hour. */
+export const SUPPORT_MESSAGES_PER_HOUR = 30;
+
+/** Who wrote a message: staff to the client (§2.15), or the client to the broker (issue 22 §6). */
+export const MESSAGE_DIRECTIONS = ['staff', 'client'] as const;
+export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
 
 /** POST /api/client-messages: the text is trimmed and must not be blank. */
 export const sendClientMessageSchema = z.strictObject({
@@ -23,12 +31,25 @@ export const sendClientMessageSchema = z.strictObject({
 });
 export type SendClientMessageRequest = z.infer<typeof sendClientMessageSchema>;
 
+/** POST /api/my-messages (issue 22 §6): the client writes to the broker; trimmed, 1–4000 characters. */
+export const sendMyMessageSchema = z.strictObject({
+  text: z
+    .string({ error: missingOrWrongType })
+    .trim()
+    .min(1, { error: 'required' })
+    .max(SUPPORT_MESSAGE_MAX, { error: `max_length:${SUPPORT_MESSAGE_MAX}` }),
+});
+export type SendMyMessageRequest = z.infer<typeof sendMyMessageSchema>;
+
 /**
  * A message as both of the spec's client shapes read it (bell: message, read; panel: content, is_read), so either
  * screen takes the same answer. created_by_name is null for a message without a sender ('Support' on screen).
+ * `direction` (issue 22 §6): 'staff' = from the broker to the client (read = the client read it); 'client' = from the
+ * client to the broker (created_by_name is the client's; read = staff read it).
  */
 export const clientMessageSchema = z.object({
   id: z.number().int(),
+  direction: z.enum(MESSAGE_DIRECTIONS),
   content: z.string(),
   message: z.string(),
   created_by_name: z.string().nullable(),
@@ -54,3 +75,23 @@ export type MessagesQuery = z.infer<typeof messagesQuerySchema>;
 
 export const clientMessagesResponseSchema = z.array(clientMessageSchema);
 export const staffClientMessagesResponseSchema = z.array(staffClientMessageSchema);
+
+/**
+ * GET /api/inbox (issue 22 §6, 'Входящие'): one row per client in the viewer's scope (D5) with unread messages from
+ * the client, newest first.
+ */
+export const inboxConversationSchema = z.object({
+  client_id: z.number().int(),
+  client_name: z.string(),
+  manager_id: z.string().nullable(),
+  manager_name: z.string().nullable(),
+  unread_count: z.number().int(),
+  last_message_at: z.string(),
+  last_text: z.string(),
+});
+export type InboxConversation = z.infer<typeof inboxConversationSchema>;
+export const inboxResponseSchema = z.array(inboxConversationSchema);
+
+/** PUT /api/inbox/:clientId/read: how many of the client's messages this call marked read. */
+export const inboxReadResponseSchema = z.object({ ok: z.literal(true), read: z.number().int() });
+export type InboxReadResponse = z.infer<typeof inboxReadResponseSchema>;

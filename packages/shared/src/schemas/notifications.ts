@@ -13,6 +13,8 @@ export const NOTIFICATION_TYPES = [
   'withdrawal_request',
   /** D21: a client confirmed a top-up (amount, method, client). */
   'deposit_intent',
+  /** Issue 22 §6: a client wrote to the broker ('Поддержка'); the client's manager, or the department's team leads. */
+  'client_message',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

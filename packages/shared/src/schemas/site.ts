@@ -17,7 +17,10 @@ const figure = z.number().finite().nonnegative().nullable().optional();
 
 export const siteContentSchema = z.strictObject({
   brand: z.strictObject({ name: z.string().trim().min(1).max(80) }),
-  /** The hero's support claim (e.g. '24/7'); empty hides it. */
+  /**
+   * The hero's support claim (e.g. '24/7'): a promise only the operator can make, so the shipped content leaves it
+   * empty and the hero shows it only once filled (issue 22 §6).
+   */
   support_hours: localizedTextSchema.optional(),
   contacts: z
     .strictObject({

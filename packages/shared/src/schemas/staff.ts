@@ -13,6 +13,10 @@ export const staffMemberSchema = z.object({
   clients_count: z.number().int(),
   /** Clients assigned now with a deposit or a comment in the last 30 days (issue 11; decisions.md). */
   active_clients_count: z.number().int(),
+  /** Issue 22 §4: invited, and has not set a password yet ('приглашён'). */
+  invited: z.boolean(),
+  /** When the newest invitation link runs out (null: not invited, or no live link). */
+  invitation_expires_at: z.string().nullable(),
 });
 export type StaffMember = z.infer<typeof staffMemberSchema>;
 

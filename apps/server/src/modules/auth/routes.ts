@@ -1,4 +1,14 @@
 import {
+  acceptedSchema,
+  emailChangeRequestSchema,
+  invitationAcceptSchema,
+  invitationInfoSchema,
+  invitationQuerySchema,
+  passwordResetConfirmSchema,
+  passwordResetRequestSchema,
+  profileUpdateSchema,
+  verifyEmailRequestSchema,
+  verifyEmailResponseSchema,
   challengeCodeRequestSchema,
   challengeRequestSchema,
   demoAccountsResponseSchema,
@@ -25,7 +35,10 @@ import type { AppDeps } from '../../platform/deps.js';
 import { SESSION_COOKIE } from '../../platform/auth/sessions.js';
 import { demoAccounts } from '../../seed/demo.js';
 import { toStaffMember } from '../staff/service.js';
-import { login, logout, registerClient, registerStaff, SignInDelayed, toUser } from './service.js';
+import { login, logout, registerClient, registerStaff, SignInDelayed, toUser, type LoginOutcome } from './service.js';
+import { me, requestEmailChange, resendVerification, updateProfile, verifyEmail } from './email-verification.js';
+import { confirmPasswordReset, requestPasswordReset } from './password-reset.js';
+import { acceptInvitation, invitationInfo } from './invitations.js';
 import {
   confirmSetup,
   confirmWithChallenge,
@@ -73,6 +86,27 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     };
   }
 
+  /** What /api/auth/login answers for a right password (also the invitation's acceptance). */
+  function loginAnswer(request: FastifyRequest, reply: FastifyReply, outcome: LoginOutcome) {
+    if (outcome.kind !== 'session') {
+      reply.header('cache-control', 'no-store');
+      return outcome.kind === 'enroll'
+        ? { enrollment_required: true as const, challenge: outcome.challenge }
+        : { otp_required: true as const, challenge: outcome.challenge };
+    }
+    return sessionAnswer(request, reply, outcome);
+  }
+
+  /**
+   * Sessions ended outside the routes the guard knows (AUTH_CHANGING_ROUTES): this process's caches go before the
+   * answer, and every other process is told, as the guard does for those routes.
+   */
+  function announceRevocation() {
+    app.sessionCache.invalidateAll();
+    deps.whitelist.invalidate();
+    deps.bus.publish({ type: 'auth.changed' });
+  }
+
   async function withDelayHeader<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -101,13 +135,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     },
     async (request, reply) => {
       const outcome = await withDelayHeader(reply, () => login(deps, request.body, meta(request)));
-      if (outcome.kind !== 'session') {
-        reply.header('cache-control', 'no-store');
-        return outcome.kind === 'enroll'
-          ? { enrollment_required: true as const, challenge: outcome.challenge }
-          : { otp_required: true as const, challenge: outcome.challenge };
-      }
-      return sessionAnswer(request, reply, outcome);
+      return loginAnswer(request, reply, outcome);
     },
   );
 
@@ -230,11 +258,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
     {
       schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: meResponseSchema, 401: errorSchema } },
     },
-    async (request) => ({
-      ...toUser(request.auth!.user),
-      demo: deps.config.DEMO_DATA,
-      business_timezone: deps.config.BUSINESS_TIMEZONE,
-    }),
+    async (request) => me(deps, request.auth!.user.id),
   );
 
   app.get(
@@ -278,8 +302,164 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, 
       },
     },
     async (request, reply) => {
-      const user = await registerStaff(deps, request.body, request.auth!.actor);
-      return reply.status(201).send(toStaffMember(user, 0));
+      const { user, invitationExpiresAt } = await registerStaff(deps, request.body, request.auth!.actor);
+      return reply.status(201).send(toStaffMember(user, 0, 0, invitationExpiresAt));
+    },
+  );
+
+  // ---- Issue 22: verified addresses, the mail settings, password reset, staff invitations ----
+
+  app.post(
+    '/api/auth/verify-email',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Open an e-mail verification link: the address it was sent to is verified',
+        description:
+          'The token of `PUBLIC_URL/verify-email?token=…` (24 h, single use). For an e-mail change the new address ' +
+          'replaces the old one now (409 `email_taken` if another account took it meanwhile). An unknown, used or ' +
+          'expired token answers 400 `link_invalid`, `link_used` or `link_expired`.',
+        body: verifyEmailRequestSchema,
+        response: { 200: verifyEmailResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { email } = await verifyEmail(deps, request.body.token, meta(request));
+      return { ok: true as const, email };
+    },
+  );
+
+  app.post(
+    '/api/auth/verify-email/resend',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Send the verification link again (clients): at most once a minute and ten times a day',
+        description:
+          'To the new address of a pending e-mail change, else to the account’s unverified address. 409 ' +
+          '`email_already_verified` when nothing waits; 429 `resend_too_soon` or `resend_daily_limit` with Retry-After.',
+        response: { 202: acceptedSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await resendVerification(deps, request.auth!.user.id, meta(request));
+      return reply.status(202).send({ ok: true as const });
+    },
+  );
+
+  app.post(
+    '/api/auth/email-change',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Change the e-mail (clients): the new address gets a link and replaces the old one when it is opened',
+        description:
+          'The current password is required (400 `password_wrong`). The old address is told. 409 `email_taken` when ' +
+          'another account has the address; the verification mail limits of the resend apply (429).',
+        body: emailChangeRequestSchema,
+        response: { 202: acceptedSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await withDelayHeader(reply, () => requestEmailChange(deps, request.auth!.user, request.body, meta(request)));
+      return reply.status(202).send({ ok: true as const });
+    },
+  );
+
+  app.put(
+    '/api/auth/profile',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The signed-in user’s mail settings: language, non-security mail off, the daily digest (staff)',
+        body: profileUpdateSchema,
+        response: { 200: meResponseSchema, ...errors },
+      },
+    },
+    async (request) => updateProfile(deps, request.auth!.user, request.body, meta(request)),
+  );
+
+  app.post(
+    '/api/auth/password-reset',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Forgot password: a reset link by e-mail (clients and staff)',
+        description:
+          'Always 202 `{ok:true}` with the same body, whether or not the address belongs to an account; only a live ' +
+          'account gets the e-mail with `PUBLIC_URL/reset-password?token=…` (1 h, single use). At most 3 requests an ' +
+          'hour per address and 20 per client address: 429 `password_reset_limited` with Retry-After.',
+        body: passwordResetRequestSchema,
+        response: { 202: acceptedSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await requestPasswordReset(deps, request.body.email, meta(request));
+      return reply.status(202).send({ ok: true as const });
+    },
+  );
+
+  app.post(
+    '/api/auth/password-reset/confirm',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Set a new password with the reset link: every session of the account ends',
+        description:
+          'Also lifts the sign-in delays of the address and e-mails the owner that the password changed. Two-factor ' +
+          'sign-in stays as it was. An unknown, used or expired token answers 400 `link_invalid`, `link_used` or ' +
+          '`link_expired`.',
+        body: passwordResetConfirmSchema,
+        response: { 200: okSchema, ...errors },
+      },
+    },
+    async (request) => {
+      await confirmPasswordReset(deps, request.body, meta(request));
+      announceRevocation();
+      return { ok: true as const };
+    },
+  );
+
+  app.get(
+    '/api/auth/invitation',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'A staff invitation link: who is invited (for the page that sets the password)',
+        description: 'An unknown, used or expired token answers 400 `link_invalid`, `link_used` or `link_expired`.',
+        querystring: invitationQuerySchema,
+        response: { 200: invitationInfoSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return invitationInfo(deps, request.query.token);
+    },
+  );
+
+  app.post(
+    '/api/auth/invitation/accept',
+    {
+      config: { rateLimit: loginRate },
+      schema: {
+        tags: ['auth'],
+        summary: 'Accept a staff invitation: set the password, then sign in as /api/auth/login does',
+        description:
+          'The address counts as verified. The answer is that of a right password at /api/auth/login: the session, or ' +
+          '`{enrollment_required, challenge}` for a role that must enroll in two-factor sign-in.',
+        body: invitationAcceptSchema,
+        response: { 200: loginResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await withDelayHeader(reply, () => acceptInvitation(deps, request.body, meta(request)));
+      return loginAnswer(request, reply, outcome);
     },
   );
 };

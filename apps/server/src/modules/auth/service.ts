@@ -28,6 +28,9 @@ import { HttpError, conflict, forbidden } from '../../platform/http/errors.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { isStaffRole } from '@brokerage/shared';
 import { enqueuePostback } from '../postbacks/outbox.js';
+import { sendVerification } from './email-verification.js';
+import { INVITED_PASSWORD_HASH, sendInvitation } from './invitations.js';
+import { mailLanguageOf } from './link-tokens.js';
 import { openTradingAccount } from '../trading/service.js';
 
 export function toUser(row: UserRow): User {
@@ -113,9 +116,12 @@ export async function login(
     .where(sql`lower(email)`, '=', emailKey)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
-  const ok = user
-    ? await verifyPassword(user.password_hash, input.password)
-    : (await verifyPassword(await dummyPasswordHash(), input.password), false);
+  // An invited member (issue 22 §4) has no password yet: no password signs in before the invitation is accepted,
+  // after the same work as an unknown address.
+  const ok =
+    user && user.invited_at === null
+      ? await verifyPassword(user.password_hash, input.password)
+      : (await verifyPassword(await dummyPasswordHash(), input.password), false);
   // A staff account asked for from outside a non-empty whitelist is refused whatever the password, after the same
   // work, so such an address learns nothing about the password. It also counts as a failure, right password or not:
   // were only wrong ones counted, when the delay starts would tell a right guess from a wrong one.
@@ -181,6 +187,7 @@ export async function completeSignIn(
     .where('id', '=', user.id)
     .execute();
   const failedAttempts = await takeSignInNotice(trx, user.id);
+  await noteNewDevice(trx, deps, user, meta);
   await writeAudit(trx, actorFromUser(user, meta.ip), {
     action: audit.action,
     entityType: 'user',
@@ -189,6 +196,34 @@ export async function completeSignIn(
   });
   const token = await createSession(trx, user, deps.sessionPolicy, meta);
   return { token, failedAttempts };
+}
+
+/** Sign-ins from an (address, browser) pair the user has not used for this long are mailed about (issue 22 §5). */
+export const NEW_DEVICE_DAYS = 90;
+
+/**
+ * `new_sign_in`: a session from an (ip, user agent) pair this user has not signed in from in the last 90 days. Not for
+ * the very first sign-in (no last_login_at yet; a registration counts as one).
+ */
+async function noteNewDevice(trx: Db, deps: AppDeps, user: UserRow, meta: RequestMeta): Promise<void> {
+  if (user.last_login_at === null) return;
+  const userAgent = meta.userAgent?.slice(0, 300) ?? null;
+  const seen = await trx
+    .selectFrom('sessions')
+    .select('id')
+    .where('user_id', '=', user.id)
+    .where('ip', '=', meta.ip)
+    .where(sql<boolean>`user_agent is not distinct from ${userAgent}`)
+    .where('created_at', '>', sql<Date>`now() - make_interval(days => ${NEW_DEVICE_DAYS})`)
+    .executeTakeFirst();
+  if (seen) return;
+  await deps.mail.enqueue(trx, {
+    to: user.email,
+    userId: user.id,
+    template: 'new_sign_in',
+    language: mailLanguageOf(user),
+    data: { name: user.name, ip: meta.ip, device: userAgent ?? '', at: new Date().toISOString() },
+  });
 }
 
 export async function logout(deps: AppDeps, sessionId: string, actor: Actor): Promise<void> {
@@ -202,11 +237,19 @@ export async function logout(deps: AppDeps, sessionId: string, actor: Actor): Pr
   });
 }
 
-/** Staff creation from the staff page; only a superadmin may create another superadmin. */
-export async function registerStaff(deps: AppDeps, input: RegisterStaffRequest, actor: Actor): Promise<UserRow> {
+/**
+ * Staff creation from the staff page; only a superadmin may create another superadmin. Without a password (issue 22
+ * §4) the member is invited: an unusable password hash, invited_at set, and a 72 h invitation link by e-mail.
+ */
+export async function registerStaff(
+  deps: AppDeps,
+  input: RegisterStaffRequest,
+  actor: Actor,
+): Promise<{ user: UserRow; invitationExpiresAt: Date | null }> {
   if (input.role === 'superadmin' && actor.role !== 'superadmin') throw forbidden('cannot_create_superadmin');
   if (await emailTaken(deps.db, input.email)) throw conflict('email_taken');
-  const passwordHash = await hashPassword(input.password);
+  const invite = input.password === undefined;
+  const passwordHash = input.password === undefined ? INVITED_PASSWORD_HASH : await hashPassword(input.password);
   const create = deps.db.transaction().execute(async (trx) => {
     const user = await trx
       .insertInto('users')
@@ -219,16 +262,18 @@ export async function registerStaff(deps: AppDeps, input: RegisterStaffRequest, 
         password_hash: passwordHash,
         deleted_at: null,
         last_login_at: null,
+        ...(invite ? { invited_at: sql`now()` as never } : {}),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    const invitationExpiresAt = invite ? await sendInvitation(trx, deps, user, actor) : null;
     await writeAudit(trx, actor, {
       action: 'user.create',
       entityType: 'user',
       entityId: user.id,
-      after: { name: user.name, email: user.email, role: user.role },
+      after: { name: user.name, email: user.email, role: user.role, ...(invite ? { invited: true } : {}) },
     });
-    return user;
+    return { user, invitationExpiresAt };
   });
   return create.catch((err: unknown) => {
     // Two requests raced for the same e-mail: the unique index decided.
@@ -298,6 +343,8 @@ export async function registerClient(
           password_hash: passwordHash,
           deleted_at: null,
           last_login_at: sql`now()` as never,
+          // Issue 22 §2: the mail's language; the address stays unverified until the link is opened.
+          language: input.language ?? 'ru',
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -346,6 +393,7 @@ export async function registerClient(
       }
       // The client's trading account, balance 0, in the same transaction (decisions.md D3).
       await openTradingAccount(trx, { clientId, userId: created.id });
+      await sendVerification(trx, deps.mail, created, created.email, meta.ip);
       await writeAudit(trx, actorFromUser(created, meta.ip), {
         action: 'auth.register_client',
         entityType: 'client',

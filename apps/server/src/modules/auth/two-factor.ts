@@ -21,6 +21,7 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
 import { checkSignInDelay, completeSignIn, emailKeyOf, type RequestMeta } from './service.js';
 import { codeWasRight, countAccountCode, countChallengeCode } from './code-attempts.js';
+import type { Mailer } from '../mail/mailer.js';
 
 /**
  * Staff two-factor sign-in (issue 13 item 1). A right password of a staff member who is enrolled, or whose role is in
@@ -187,6 +188,14 @@ async function confirmEnrollment(
     entityType: 'user',
     entityId: user.id,
     after: { recovery_codes: codes.length },
+  });
+  // Issue 22 §5: the owner hears of it (an enrollment they did not make means someone has their password).
+  await deps.mail.enqueue(trx, {
+    to: user.email,
+    userId: user.id,
+    template: 'two_factor_enrolled',
+    language: 'ru',
+    data: { name: user.name },
   });
   return codes;
 }
@@ -418,7 +427,7 @@ export async function confirmSetup(deps: AppDeps, user: UserRow, code: string, m
  * `npm run admin -- reset-2fa <email>` (a lost device): the enrollment, its recovery codes and open challenges are
  * removed and the user's sessions end; audited. Their next sign-in enrolls again if their role requires it.
  */
-export async function resetTwoFactor(db: Db, userId: string, actor: Actor): Promise<boolean> {
+export async function resetTwoFactor(db: Db, userId: string, actor: Actor, mail?: Mailer): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const removed = await trx
       .deleteFrom('two_factor')
@@ -434,6 +443,17 @@ export async function resetTwoFactor(db: Db, userId: string, actor: Actor): Prom
       entityId: userId,
       after: { was_enrolled: removed.some((r) => r.confirmed_at !== null) },
     });
+    // Issue 22 §5: the owner is told their two-factor sign-in was removed, and by whom.
+    const user = await trx.selectFrom('users').select(['email', 'name']).where('id', '=', userId).executeTakeFirst();
+    if (mail && user) {
+      await mail.enqueue(trx, {
+        to: user.email,
+        userId,
+        template: 'two_factor_reset',
+        language: 'ru',
+        data: { name: user.name, by: actor.name },
+      });
+    }
     return removed.length > 0;
   });
 }

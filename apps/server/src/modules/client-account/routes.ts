@@ -29,7 +29,9 @@ export const clientAccountRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await registerClientUser(deps.db, request.auth!.actor, request.params.id, request.body)),
+      reply
+        .status(201)
+        .send(await registerClientUser(deps.db, request.auth!.actor, request.params.id, request.body, deps.mail)),
   );
 
   app.put(
@@ -43,7 +45,8 @@ export const clientAccountRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
         response: { 200: okSchema, ...errors },
       },
     },
-    async (request) => changeClientPassword(deps.db, request.auth!.actor, request.params.id, request.body.new_password),
+    async (request) =>
+      changeClientPassword(deps.db, request.auth!.actor, request.params.id, request.body.new_password, deps.mail),
   );
 
   app.post(

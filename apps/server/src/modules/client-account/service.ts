@@ -18,6 +18,9 @@ import { publishBalanceChanged } from '../ledger/live.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { openTradingAccount } from '../trading/service.js';
 import { enqueuePostback } from '../postbacks/outbox.js';
+import { mailDepositCredited } from '../mail/events.js';
+import type { Mailer } from '../mail/mailer.js';
+import { sendVerification } from '../auth/email-verification.js';
 
 /**
  * The client card's platform user (back-office.md §2.6, §7, §8): 'Register user', 'Change password', and the card's
@@ -50,6 +53,7 @@ export async function registerClientUser(
   actor: Actor,
   clientId: number,
   input: RegisterClientUser,
+  mail?: Mailer,
 ): Promise<RegisterClientUserResponse> {
   const passwordHash = await hashPassword(input.password);
   return db
@@ -86,10 +90,13 @@ export async function registerClientUser(
             deleted_at: null,
             last_login_at: null,
           })
-          .returning('id')
+          .returning(['id', 'name', 'email', 'language'])
           .executeTakeFirstOrThrow();
         userId = created.id;
         outcome = 'created';
+        // Issue 22 §2: the staff member typed the address, which proves nothing: it stays unverified (no withdrawal or
+        // top-up request until then) and the client gets the link to verify it.
+        if (mail) await sendVerification(trx, mail, created, created.email, actor.ip);
       }
       await trx
         .updateTable('clients')
@@ -138,6 +145,7 @@ export async function changeClientPassword(
   actor: Actor,
   clientId: number,
   newPassword: string,
+  mail?: Mailer,
 ): Promise<{ ok: true }> {
   const passwordHash = await hashPassword(newPassword);
   await db.transaction().execute(async (trx) => {
@@ -149,8 +157,17 @@ export async function changeClientPassword(
       .where('id', '=', client.user_id)
       .where('role', '=', 'client')
       .where('deleted_at', 'is', null)
+      .returning(['id', 'name', 'email', 'language'])
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) throw new HttpError(409, 'client_not_registered');
+    if (!updated) throw new HttpError(409, 'client_not_registered');
+    // Issue 22 §3: the owner hears of every password change.
+    await mail?.enqueue(trx, {
+      to: updated.email,
+      userId: updated.id,
+      template: 'password_changed',
+      language: updated.language,
+      data: { name: updated.name },
+    });
     await trx
       .updateTable('sessions')
       .set({ revoked_at: sql`now()` })
@@ -220,7 +237,7 @@ export async function clientSummary(db: Db, actor: Actor, clientId: number): Pro
  * created the login on the card cannot confirm it (409 identity_verifier_created_login, issue 20 finding 1).
  */
 export async function verifyClientIdentity(
-  deps: { db: Db; bus?: EventBus },
+  deps: { db: Db; bus?: EventBus; mail?: Mailer },
   actor: Actor,
   clientId: number,
 ): Promise<VerifyIdentityResponse> {
@@ -256,6 +273,9 @@ export async function verifyClientIdentity(
       : { count: 0, cents: 0 };
     const credited = total.count;
     const creditedCents = total.cents;
+    // Issue 22 §5: the client is told the money reached the trading balance.
+    if (deps.mail && creditedCents > 0)
+      await mailDepositCredited(trx, deps.mail, { clientId, amountCents: creditedCents });
     await writeAudit(trx, actor, {
       action: 'client.verify_identity',
       entityType: 'client',

@@ -4,14 +4,18 @@ import {
   clientMessagesResponseSchema,
   errorSchema,
   fundsIdParam,
+  inboxReadResponseSchema,
+  inboxResponseSchema,
   messagesQuerySchema,
+  sendMyMessageSchema,
   sendClientMessageSchema,
   staffClientMessageSchema,
   staffClientMessagesResponseSchema,
 } from '@brokerage/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
-import { clientHistory, markRead, myMessages, sendMessage } from './service.js';
+import { listInbox, markInboxRead } from './inbox.js';
+import { clientHistory, markRead, myMessages, sendMessage, sendMyMessage } from './service.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
 
@@ -21,13 +25,15 @@ export const clientMessageRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
     {
       schema: {
         tags: ['messages'],
-        summary: 'Send a message to a registered client in scope (text trimmed, 1–2000 characters); audited',
+        summary:
+          'Send a message to a registered client in scope (text trimmed, 1–2000 characters): messages.send roles or ' +
+          "the client's own manager (else 403); audited, e-mailed to the client (broker_message) unless opted out, " +
+          "and marks the client's unread messages read",
         body: sendClientMessageSchema,
         response: { 201: staffClientMessageSchema, ...errors },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await sendMessage(deps.db, request.auth!.actor, request.body, deps.bus)),
+    async (request, reply) => reply.status(201).send(await sendMessage(deps, request.auth!.actor, request.body)),
   );
 
   app.get(
@@ -35,13 +41,60 @@ export const clientMessageRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
     {
       schema: {
         tags: ['messages'],
-        summary: "A client's message history, newest first, with sender and read state",
+        summary:
+          "A client's conversation, both directions, newest first, with sender and read state (messages.send roles " +
+          "or the client's own manager)",
         params: clientIdParam,
         querystring: messagesQuerySchema,
         response: { 200: staffClientMessagesResponseSchema, ...errors },
       },
     },
-    async (request) => clientHistory(deps.db, request.auth!.actor, request.params.clientId, request.query.limit),
+    async (request) => clientHistory(deps, request.auth!.actor, request.params.clientId, request.query.limit),
+  );
+
+  app.post(
+    '/api/my-messages',
+    {
+      schema: {
+        tags: ['messages'],
+        summary:
+          "The client writes to the broker ('Поддержка'; text trimmed, 1–4000 characters, at most 30 an hour → 429 " +
+          "with Retry-After); the client's manager, or the department's team leads, are notified",
+        body: sendMyMessageSchema,
+        response: { 201: clientMessageSchema, 429: errorSchema, ...errors },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await sendMyMessage(deps, request.auth!.user.id, request.body)),
+  );
+
+  app.get(
+    '/api/inbox',
+    {
+      schema: {
+        tags: ['messages'],
+        summary:
+          "'Входящие': conversations with unread client messages in the caller's client scope (D5), newest first, " +
+          "with the client's manager",
+        querystring: messagesQuerySchema,
+        response: { 200: inboxResponseSchema, ...errors },
+      },
+    },
+    async (request) => listInbox(deps.db, request.auth!.actor, request.query.limit),
+  );
+
+  app.put(
+    '/api/inbox/:clientId/read',
+    {
+      schema: {
+        tags: ['messages'],
+        summary:
+          "Mark the client's messages to the broker read (client in scope, else 404); also the caller's bell " +
+          'notifications about them',
+        params: clientIdParam,
+        response: { 200: inboxReadResponseSchema, ...errors },
+      },
+    },
+    async (request) => markInboxRead(deps.db, request.auth!.actor, request.params.clientId),
   );
 
   app.get(
@@ -49,7 +102,9 @@ export const clientMessageRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
     {
       schema: {
         tags: ['messages'],
-        summary: "The caller's messages from staff, newest first (both the bell's and the panel's fields)",
+        summary:
+          "The caller's conversation with the broker, both directions, newest first (both the bell's and the " +
+          "panel's fields; read = the other side read it)",
         querystring: messagesQuerySchema,
         response: { 200: clientMessagesResponseSchema, ...errors },
       },
@@ -63,7 +118,7 @@ export const clientMessageRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = asy
       {
         schema: {
           tags: ['messages'],
-          summary: 'Mark one of your messages read (no body needed; repeating it changes nothing)',
+          summary: 'Mark a message from staff to you read (no body needed; repeating it changes nothing)',
           params: fundsIdParam,
           response: { 200: clientMessageSchema, ...errors },
         },

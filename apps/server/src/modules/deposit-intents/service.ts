@@ -14,6 +14,7 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { HttpError } from '../../platform/http/errors.js';
 import { notifyDepositIntent } from '../notifications/service.js';
+import { requireVerifiedEmail } from '../auth/email-verification.js';
 
 /**
  * Deposit intents (decision D21, changing client-platform.md §2.5): when a client confirms a top-up, the payment
@@ -71,6 +72,8 @@ export async function createDepositIntent(
       .forUpdate()
       .executeTakeFirst();
     if (!account) throw new HttpError(404, 'trading_account_not_found');
+    // Issue 22 §2: a top-up request needs a verified e-mail address.
+    await requireVerifiedEmail(trx, userId);
     const method = await trx
       .selectFrom('deposit_methods')
       .select(['id', 'title', 'enabled'])

@@ -71,7 +71,10 @@ export const depositRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
           key: request.headers[IDEMPOTENCY_HEADER],
           request: request.body,
         },
-        async (trx) => ({ status: 201, body: await createDeposit(trx, actor, request.body, approval) }),
+        async (trx) => ({
+          status: 201,
+          body: await createDeposit(trx, actor, request.body, approval, { mail: opts.deps.mail }),
+        }),
       );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       else await announce(result.body);

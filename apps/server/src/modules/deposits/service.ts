@@ -28,6 +28,8 @@ import {
   requestManualCredit,
 } from '../manual-credits/service.js';
 import { creditWaits } from '../manual-credits/window.js';
+import type { Mailer } from '../mail/mailer.js';
+import { mailDepositCredited } from '../mail/events.js';
 
 /**
  * Deposits recorded in the CRM (back-office.md §2.6, §2.10; decisions.md D3). A deposit credits the client's trading
@@ -214,7 +216,7 @@ export async function createDeposit(
   actor: Actor,
   input: DepositCreate,
   approval: CreditApproval,
-  options: { at?: Date } = {},
+  options: { at?: Date; mail?: Mailer } = {},
 ): Promise<DepositWriteResponse> {
   const client = await lockClient(trx, actor, input.client_id);
   const amountCents = cents(input.amount);
@@ -266,6 +268,8 @@ export async function createDeposit(
       reason: input.notes ?? null,
       ...(options.at ? { createdAt: options.at } : {}),
     });
+    // Issue 22 §5: the client learns that the money is on the trading balance.
+    if (options.mail) await mailDepositCredited(trx, options.mail, { clientId: input.client_id, amountCents });
   }
   await recompute(trx, input.client_id);
   const firstDeposit = Number(prior.n) === 0;

@@ -15,7 +15,7 @@ const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: erro
 
 /** Manual credits waiting for a second staff member (decisions.md D20): list, confirm, cancel; scoped by D5. */
 export const manualCreditRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, opts) => {
-  const deps: ManualCreditDeps = { db: opts.deps.db, bus: opts.deps.bus };
+  const deps: ManualCreditDeps = { db: opts.deps.db, bus: opts.deps.bus, mail: opts.deps.mail };
 
   app.get(
     '/api/manual-credits',

@@ -17,6 +17,8 @@ import { scopeClients } from '../../platform/access/client-scope.js';
 import { secondPersonBlock } from '../../platform/access/four-eyes.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError } from '../../platform/http/errors.js';
+import type { Mailer } from '../mail/mailer.js';
+import { mailDepositCredited } from '../mail/events.js';
 import type { EventBus } from '../../platform/bus/index.js';
 import { publishBalanceChanged } from '../ledger/live.js';
 import { postEntry } from '../ledger/service.js';
@@ -46,6 +48,8 @@ import type { Trx } from '../../platform/db/types.js';
 export interface ManualCreditDeps {
   db: Db;
   bus?: EventBus;
+  /** Issue 22 §5: a confirmed deposit credit e-mails the client (deposit_credited). */
+  mail?: Mailer;
 }
 
 export interface NewManualCredit {
@@ -386,6 +390,7 @@ export async function confirmManualCredit(
             .set({ credited_at: sql`now()` })
             .where('id', '=', depositId)
             .execute();
+          if (deps.mail) await mailDepositCredited(trx, deps.mail, { clientId: Number(credit.client_id), amountCents });
         }
         depositCredited = entryId !== null || deposit.credited_at !== null;
       } else if (accountId !== null) {

@@ -1,4 +1,5 @@
 import {
+  acceptedSchema,
   changePasswordRequestSchema,
   errorSchema,
   okSchema,
@@ -13,6 +14,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../platform/deps.js';
 import { changePassword, deleteUser, listStaff, listUsers, updateUser } from './service.js';
+import { resendInvitation, revokeInvitation } from '../auth/invitations.js';
 
 const errors = { 400: errorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
 
@@ -93,6 +95,41 @@ export const staffRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       const result = await deleteUser(deps, request.params.id, request.auth!.actor);
       deps.bus.publish({ type: 'access.changed' });
       return { ok: true as const, ...result };
+    },
+  );
+
+  app.post(
+    '/api/users/:id/invitation',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'Send an invited staff member a new invitation link (older links stop working)',
+        description: '409 `not_invited` when the member has already set a password.',
+        params: uuidParam,
+        response: { 202: acceptedSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await resendInvitation(deps, request.params.id, request.auth!.actor);
+      return reply.status(202).send({ ok: true as const });
+    },
+  );
+
+  app.delete(
+    '/api/users/:id/invitation',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'Revoke an invitation: the links stop working and the invited member is removed',
+        description: '409 `not_invited` when the member has already set a password (delete the member instead).',
+        params: uuidParam,
+        response: { 200: okSchema, ...errors },
+      },
+    },
+    async (request) => {
+      await revokeInvitation(deps, request.params.id, request.auth!.actor);
+      deps.bus.publish({ type: 'access.changed' });
+      return { ok: true as const };
     },
   );
 };

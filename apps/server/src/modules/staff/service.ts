@@ -20,8 +20,14 @@ import { writeAudit } from '../../platform/audit/audit.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
 import { emailTaken } from '../../platform/auth/users.js';
+import { revokeLinkTokens } from '../auth/link-tokens.js';
 
-export function toStaffMember(row: UserRow, clientsCount: number, activeClientsCount = 0): StaffMember {
+export function toStaffMember(
+  row: UserRow,
+  clientsCount: number,
+  activeClientsCount = 0,
+  invitationExpiresAt: Date | string | null = null,
+): StaffMember {
   return {
     id: row.id,
     name: row.name,
@@ -32,6 +38,9 @@ export function toStaffMember(row: UserRow, clientsCount: number, activeClientsC
     created_at: new Date(row.created_at).toISOString(),
     clients_count: clientsCount,
     active_clients_count: activeClientsCount,
+    invited: row.invited_at !== null,
+    invitation_expires_at:
+      row.invited_at !== null && invitationExpiresAt !== null ? new Date(invitationExpiresAt).toISOString() : null,
   };
 }
 
@@ -74,6 +83,13 @@ export async function listUsers(deps: AppDeps, query: UsersQuery): Promise<Users
           or exists (select 1 from deposits d where d.client_id = c.id and d.deleted_at is null
                      and d.created_at >= now() - interval '30 days')))`.as('active_clients_count'),
     )
+    // Issue 22 §4: when the newest live invitation link of an invited member runs out.
+    .select(
+      sql<Date | string | null>`(select max(t.expires_at) from auth_tokens t where t.user_id = users.id
+        and t.purpose = 'invitation' and t.used_at is null and t.revoked_at is null and t.expires_at > now())`.as(
+        'invitation_expires_at',
+      ),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id')
     .limit(query.per_page)
@@ -81,8 +97,13 @@ export async function listUsers(deps: AppDeps, query: UsersQuery): Promise<Users
     .execute();
 
   return {
-    items: rows.map(({ clients_count, active_clients_count, ...row }) =>
-      toStaffMember(row as UserRow, Number(clients_count ?? 0), Number(active_clients_count ?? 0)),
+    items: rows.map(({ clients_count, active_clients_count, invitation_expires_at, ...row }) =>
+      toStaffMember(
+        row as UserRow,
+        Number(clients_count ?? 0),
+        Number(active_clients_count ?? 0),
+        invitation_expires_at,
+      ),
     ),
     total: Number(total),
     summary: {
@@ -169,7 +190,16 @@ export async function updateUser(
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .where('assigned_manager', '=', id)
         .executeTakeFirstOrThrow();
-      return toStaffMember(updated, Number(clients.n));
+      const invitation = await trx
+        .selectFrom('auth_tokens')
+        .select((eb) => eb.fn.max('expires_at').as('expires_at'))
+        .where('user_id', '=', id)
+        .where('purpose', '=', 'invitation')
+        .where('used_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where(sql<boolean>`expires_at > now()`)
+        .executeTakeFirst();
+      return toStaffMember(updated, Number(clients.n), 0, invitation?.expires_at ?? null);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('email_taken');
@@ -205,6 +235,18 @@ export async function changePassword(
       entityType: 'user',
       entityId: id,
       after: { name: target.name },
+    });
+    // Issue 22 §3: the owner hears of every password change. A password set here also ends an invitation.
+    if (target.invited_at !== null) {
+      await trx.updateTable('users').set({ invited_at: null }).where('id', '=', id).execute();
+      await revokeLinkTokens(trx, id, 'invitation');
+    }
+    await deps.mail.enqueue(trx, {
+      to: target.email,
+      userId: target.id,
+      template: 'password_changed',
+      language: 'ru',
+      data: { name: target.name },
     });
   });
 }

@@ -41,6 +41,7 @@ export const withdrawalRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; now?: () =
     now: opts.now ?? (() => new Date()),
     bus: opts.deps.bus,
     secondApprovalCents: Math.round(opts.deps.config.WITHDRAWAL_SECOND_APPROVAL * 100),
+    mail: opts.deps.mail,
   };
 
   app.post(

@@ -27,6 +27,9 @@ import { postEntry } from '../ledger/service.js';
 import type { Trx } from '../../platform/db/types.js';
 import { notifyWithdrawalRequested } from '../notifications/service.js';
 import { approvalDecisions, type ApprovalDecision } from './approvers.js';
+import type { Mailer } from '../mail/mailer.js';
+import { mailWithdrawalDecision } from '../mail/events.js';
+import { requireVerifiedEmail } from '../auth/email-verification.js';
 
 /**
  * Card withdrawal requests (client-platform.md §2.6, §5; back-office.md §2.9, §4; decisions.md D3, D5, D7, D9).
@@ -49,6 +52,8 @@ export interface WithdrawalDeps {
    * the system, leaves it out).
    */
   secondApprovalCents?: number;
+  /** Issue 22 §5: the client is e-mailed the decision, in its transaction (absent: no mail, e.g. the demo seed). */
+  mail?: Mailer;
 }
 
 /** The current year and month in a time zone. */
@@ -134,6 +139,8 @@ export async function createWithdrawRequest(
     .forUpdate('trading_accounts')
     .executeTakeFirst();
   if (!account || !client) throw new HttpError(404, 'trading_account_not_found');
+  // Issue 22 §2: no money moves out before the client proved the e-mail address.
+  await requireVerifiedEmail(trx, userId);
   // Issue 9 finding 7: a blocked account moves no money out (requests already filed stay for staff to process).
   if (account.status === 'blocked') throw new HttpError(409, 'withdraw_account_blocked');
   // Issue 9 finding 1: a registration linked to an existing lead pays out nothing until a person confirmed who it is.
@@ -433,6 +440,14 @@ export async function approveWithdrawRequest(
       before,
       after: { status: 'approved' },
     });
+    if (deps.mail) {
+      await mailWithdrawalDecision(trx, deps.mail, {
+        clientId: Number(row.client_id),
+        amountCents: Number(row.amount_cents),
+        cardLast4: row.card_last4,
+        approved: true,
+      });
+    }
     return staffView(deps, trx, actor, id);
   });
 }
@@ -483,6 +498,15 @@ export async function rejectWithdrawRequest(
         balance: centsToDollars(entry.balanceAfterCents),
       },
     });
+    if (deps.mail) {
+      await mailWithdrawalDecision(trx, deps.mail, {
+        clientId: Number(row.client_id),
+        amountCents,
+        cardLast4: row.card_last4,
+        approved: false,
+        reason,
+      });
+    }
     return {
       account_id: Number(row.account_id),
       view: { ...(await staffView(deps, trx, actor, id)), balance: centsToDollars(entry.balanceAfterCents) },

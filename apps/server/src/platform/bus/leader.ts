@@ -9,9 +9,9 @@ interface Log {
 }
 
 /** Advisory lock keys of single-leader jobs (one number per job, shared by every process). */
-export const LEADER_LOCKS = { priceFeed: 7_342_001, postbacks: 7_342_002 } as const;
+export const LEADER_LOCKS = { priceFeed: 7_342_001, postbacks: 7_342_002, mail: 7_342_003 } as const;
 /** Their rows in leader_leases (migration 0025). */
-export const LEASES = { priceFeed: 'price-feed', postbacks: 'postbacks' } as const;
+export const LEASES = { priceFeed: 'price-feed', postbacks: 'postbacks', mail: 'mail' } as const;
 
 /** How long a lease lasts unless renewed (renewed every third of it). */
 export const DEFAULT_LEASE_MS = 3000;

@@ -32,6 +32,7 @@ import * as m0025 from './migrations/2026-11-28T0025-feed-lease-watermark.js';
 import * as m0026 from './migrations/2026-11-28T0026-live-sequence.js';
 import * as m0027 from './migrations/2026-11-28T0027-void-requests-withdrawn.js';
 import * as m0028 from './migrations/2026-11-29T0028-price-log.js';
+import * as m0029 from './migrations/2026-11-29T0029-mail.js';
 
 export type Db = Kysely<Database>;
 
@@ -141,6 +142,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0026-live-sequence': m0026,
   '2026-11-28T0027-void-requests-withdrawn': m0027,
   '2026-11-29T0028-price-log': m0028,
+  '2026-11-29T0029-mail': m0029,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

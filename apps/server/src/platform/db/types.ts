@@ -2,6 +2,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Transaction, Update
 import type { Role } from '@brokerage/shared';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A nullable timestamp with a default (null): optional on insert. */
+type OptionalTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json = ColumnType<unknown, string | undefined | null, string | null>;
 
 export interface UsersTable {
@@ -16,6 +18,68 @@ export interface UsersTable {
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
   last_login_at: Timestamp | null;
+  /** Issue 22: when the address was proven (null: not yet); accounts older than the migration count as verified. */
+  email_verified_at: OptionalTimestamp;
+  email_verified_by_migration: Generated<boolean>;
+  /** The language of this user's mail (clients: the one they registered in; staff: ru). */
+  language: Generated<MailLanguage>;
+  /** No mail but security mail (the profile's switch). */
+  mail_opt_out: Generated<boolean>;
+  /** Staff: the daily digest of due reminders. */
+  digest_opt_in: Generated<boolean>;
+  /** A staff member invited without a password, until they set one (password_hash is then INVITED_PASSWORD_HASH). */
+  invited_at: OptionalTimestamp;
+}
+
+export type MailLanguage = 'ru' | 'en' | 'kk';
+
+/** Issue 22: single-use links (verify_email, password_reset, invitation) and the reusable unsubscribe link. */
+export interface AuthTokensTable {
+  id: GeneratedBigint;
+  /** SHA-256 (hex) of the token; the token itself is only in the link. */
+  token_hash: string;
+  purpose: 'verify_email' | 'password_reset' | 'invitation' | 'unsubscribe';
+  user_id: string;
+  email: string | null;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  revoked_at: OptionalTimestamp;
+  created_at: Generated<Timestamp>;
+  ip: string | null;
+}
+
+/** Issue 22: public mail-sending requests, counted per typed address and per client address. */
+export interface AuthRequestsTable {
+  id: GeneratedBigint;
+  kind: 'password_reset';
+  email_key: string;
+  ip: string;
+  created_at: Generated<Timestamp>;
+}
+
+export type MailCategory = 'security' | 'transactional' | 'bulk';
+export type MailStatus = 'kept' | 'pending' | 'sent' | 'failed';
+
+/** Issue 22 §1: the mail outbox (written in the transaction of the action; delivered by the leader's mail worker). */
+export interface MailOutboxTable {
+  id: GeneratedBigint;
+  message_id: string;
+  user_id: string | null;
+  to_address: string;
+  template: string;
+  category: MailCategory;
+  language: MailLanguage;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  headers: Generated<Record<string, string>>;
+  status: MailStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Timestamp>;
+  last_attempt_at: Timestamp | null;
+  last_error: string | null;
+  sent_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
 }
 
 export interface SessionsTable {
@@ -347,6 +411,8 @@ export interface ClientMessagesTable {
   created_by: string | null;
   created_at: Timestamp;
   read_at: Timestamp | null;
+  /** Issue 22 §6: staff → client, or client → staff (created_by is then the client user; read_at when staff read it). */
+  direction: Generated<'staff' | 'client'>;
 }
 
 export interface DepositsTable {
@@ -434,7 +500,13 @@ export interface RemindersTable {
 export interface NotificationsTable {
   id: GeneratedBigint;
   user_id: string;
-  type: 'client_assigned' | 'reminder_upcoming' | 'reminder_due' | 'withdrawal_request' | 'deposit_intent';
+  type:
+    | 'client_assigned'
+    | 'reminder_upcoming'
+    | 'reminder_due'
+    | 'withdrawal_request'
+    | 'deposit_intent'
+    | 'client_message';
   client_id: Bigint | null;
   client_name: string | null;
   reminder_id: Bigint | null;
@@ -554,6 +626,9 @@ export interface DashboardSettingsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  auth_tokens: AuthTokensTable;
+  auth_requests: AuthRequestsTable;
+  mail_outbox: MailOutboxTable;
   sign_in_failures: SignInFailuresTable;
   sign_in_ip_failures: SignInIpFailuresTable;
   sign_in_notices: SignInNoticesTable;

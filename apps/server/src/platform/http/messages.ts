@@ -291,6 +291,15 @@ export const ERROR_MESSAGES = {
     en: 'The top-up amount: at most two decimal places',
   },
   message_not_found: { ru: 'Сообщение не найдено', en: 'Message not found' },
+  // Issue 22 §6: the support conversation
+  support_rate_limited: {
+    ru: 'Не более {max} сообщений в час. Следующее можно отправить через {minutes} мин.',
+    en: 'At most {max} messages an hour. You can send the next one in {minutes} min.',
+  },
+  support_client_missing: {
+    ru: 'Ваша учетная запись не связана с карточкой клиента: сообщение некому доставить',
+    en: 'Your account is not linked to a client record, so the message has nowhere to go',
+  },
   // Writing clients (back-office.md §2.5, §2.6)
   cannot_change_manager: {
     ru: 'Недостаточно прав для смены ответственного менеджера',
@@ -506,8 +515,49 @@ export const ERROR_MESSAGES = {
     ru: 'Размер first ({first}) должен быть не больше second ({second})',
     en: 'first ({first}) must not be larger than second ({second})',
   },
+  // Issue 22 §1: the outgoing mail page and the unsubscribe link
+  mail_not_found: { ru: 'Письмо не найдено', en: 'Message not found' },
+  unsubscribe_link_invalid: {
+    ru: 'Ссылка для отписки недействительна или устарела. Рассылку можно отключить в профиле.',
+    en: 'This unsubscribe link is not valid or has expired. You can turn such mail off in your profile.',
+  },
   internal: { ru: 'Внутренняя ошибка сервера', en: 'Internal server error' },
   service_unavailable: { ru: 'Сервис временно недоступен', en: 'Service temporarily unavailable' },
+  // Issue 22 §2–§4: links from e-mails, verified addresses, password reset, staff invitations
+  link_invalid: {
+    ru: 'Ссылка недействительна. Запросите новое письмо.',
+    en: 'This link is not valid. Ask for a new e-mail.',
+  },
+  link_used: {
+    ru: 'Эта ссылка уже использована. Запросите новое письмо, если нужно.',
+    en: 'This link was already used. Ask for a new e-mail if you need one.',
+  },
+  link_expired: {
+    ru: 'Срок действия ссылки истёк. Запросите новое письмо.',
+    en: 'This link has expired. Ask for a new e-mail.',
+  },
+  email_already_verified: { ru: 'Адрес email уже подтверждён', en: 'The e-mail address is already verified' },
+  resend_too_soon: {
+    ru: 'Письмо уже отправлено. Повторить можно через {seconds} с.',
+    en: 'The e-mail was just sent. You can send it again in {seconds} s.',
+  },
+  resend_daily_limit: {
+    ru: 'Сегодня письмо отправлялось слишком часто. Повторите завтра.',
+    en: 'The e-mail was sent too many times today. Try again tomorrow.',
+  },
+  email_unverified: {
+    ru: 'Сначала подтвердите адрес email: откройте ссылку из письма (его можно отправить ещё раз).',
+    en: 'Verify your e-mail address first: open the link in the e-mail (you can have it sent again).',
+  },
+  password_wrong: { ru: 'Неверный текущий пароль', en: 'The current password is incorrect' },
+  password_reset_limited: {
+    ru: 'Слишком много запросов на сброс пароля. Повторите через {seconds} с.',
+    en: 'Too many password reset requests. Try again in {seconds} s.',
+  },
+  not_invited: {
+    ru: 'Сотрудник уже задал пароль: приглашение не нужно',
+    en: 'This staff member has already set a password; no invitation is needed',
+  },
   // Issue 21 §1, §5: a lost or slow database, a request past its time bound (503 with Retry-After)
   database_unavailable: {
     ru: 'База данных временно недоступна. Повторите через несколько секунд; повтор с тем же Idempotency-Key безопасен',

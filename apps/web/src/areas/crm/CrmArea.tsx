@@ -15,7 +15,9 @@ import ClientCardPage from '../../pages/crm/ClientCardPage';
 import ClientsPage from '../../pages/crm/ClientsPage';
 import DashboardPage from '../../pages/crm/DashboardPage';
 import DepositHistoryPage from '../../pages/crm/DepositHistoryPage';
+import InboxPage from '../../pages/crm/InboxPage';
 import IntegrationPage from '../../pages/crm/IntegrationPage';
+import OutboxPage from '../../pages/crm/OutboxPage';
 import StaffPage from '../../pages/crm/StaffPage';
 import TradingAccountPage from '../../pages/crm/TradingAccountPage';
 import TradingAccountsPage from '../../pages/crm/TradingAccountsPage';
@@ -57,6 +59,7 @@ export default function CrmArea() {
               <Route path="dashboard" element={<DashboardPage />} />
               <Route path="clients" element={<ClientsPage />} />
               <Route path="clients/:id" element={<ClientCardPage />} />
+              <Route path="inbox" element={<InboxPage />} />
               <Route path="applications" element={<WithdrawalRequestsPage />} />
               <Route path="history" element={<DepositHistoryPage />} />
               <Route path="calendar" element={<CalendarPage />} />
@@ -68,6 +71,7 @@ export default function CrmArea() {
               <Route path="trading-accounts/:accountId" element={<TradingAccountPage />} />
               <Route path="access" element={<AccessPage />} />
               <Route path="audit" element={<AuditPage />} />
+              <Route path="outbox" element={<OutboxPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Route>

@@ -5,7 +5,9 @@ import {
   IconFileDollar,
   IconHistory,
   IconHome,
+  IconInbox,
   IconListDetails,
+  IconMailForward,
   IconPlugConnected,
   IconShieldLock,
   IconUserCog,
@@ -18,6 +20,7 @@ import {
 export const MENU_ICONS: Record<string, Icon> = {
   '/crm/dashboard': IconHome,
   '/crm/clients': IconUsers,
+  '/crm/inbox': IconInbox,
   '/crm/calendar': IconCalendar,
   '/crm/applications': IconFileDollar,
   '/crm/history': IconHistory,
@@ -27,6 +30,7 @@ export const MENU_ICONS: Record<string, Icon> = {
   '/crm/trading-accounts': IconWallet,
   '/crm/access': IconShieldLock,
   '/crm/audit': IconListDetails,
+  '/crm/outbox': IconMailForward,
 };
 
 export const FALLBACK_MENU_ICON: Icon = IconCreditCard;

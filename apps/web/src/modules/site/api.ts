@@ -57,7 +57,8 @@ export const siteApi = {
   me: () => siteFetch<SiteUser>('/api/auth/me').catch(() => null),
   login: (body: { email: string; password: string }) =>
     siteFetch<{ user: SiteUser }>('/api/auth/login', { method: 'POST', body }),
-  register: (body: { name: string; email: string; phone: string; password: string }) =>
+  /** Issue 22: `language` is the site's, so the mail (the verification link first) comes in it. */
+  register: (body: { name: string; email: string; phone: string; password: string; language: 'ru' | 'en' | 'kk' }) =>
     siteFetch<{ user: SiteUser }>('/api/auth/register-client', { method: 'POST', body }),
   logout: () => siteFetch<unknown>('/api/auth/logout', { method: 'POST' }).catch(() => undefined),
 };

@@ -45,11 +45,21 @@ setUnauthorizedHandler(() => {
 });
 
 /**
- * After a successful login: the user is known at once; the full /me answer (the demo flag, the business time zone)
- * follows.
+ * After a successful login: the user is known at once; the full /me answer (the demo flag, the business time zone,
+ * the mail settings) follows.
  */
 export function signedIn(user: User): void {
-  const me: CurrentUser = { ...user, demo: false, business_timezone: DEFAULT_BUSINESS_TIME_ZONE };
+  // Until /me answers, the mail fields read as settled (no banner flashes for a verified client).
+  const me: CurrentUser = {
+    ...user,
+    demo: false,
+    business_timezone: DEFAULT_BUSINESS_TIME_ZONE,
+    email_verified: true,
+    pending_email: null,
+    language: 'ru',
+    mail_opt_out: false,
+    digest_opt_in: false,
+  };
   queryClient.setQueryData(authKeys.me, me);
   void queryClient.invalidateQueries({ queryKey: authKeys.me });
 }

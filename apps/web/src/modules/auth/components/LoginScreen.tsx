@@ -1,5 +1,18 @@
 import { loginRequestSchema, type LoginRequest, type SessionResponse } from '@brokerage/shared';
-import { Box, Button, Center, Group, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Anchor,
+  Box,
+  Button,
+  Center,
+  Group,
+  Loader,
+  Paper,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,9 +24,14 @@ import { ThemeToggle } from '../../ui/ThemeToggle';
 import { signedIn, useLogin } from '../api/session';
 import { setFailedAttemptsNotice } from '../api/two-factor';
 import { DemoAccounts } from './DemoAccounts';
+import { ForgotPasswordForm } from './ForgotPasswordForm';
 import { EnrollStep, OtpStep } from './SecondFactorSteps';
 
-type Step = { kind: 'password' } | { kind: 'otp'; challenge: string } | { kind: 'enroll'; challenge: string };
+type Step =
+  | { kind: 'password' }
+  | { kind: 'forgot' }
+  | { kind: 'otp'; challenge: string }
+  | { kind: 'enroll'; challenge: string };
 
 /** A session has begun: the failed attempts since the previous one go to the shell's notice, then on to the app. */
 function enter(session: SessionResponse): void {
@@ -30,9 +48,11 @@ function enter(session: SessionResponse): void {
 /**
  * §2.3: the sign-in form. Shown only to anonymous visitors (the route sends signed-in users home). Staff with
  * two-factor sign-in (issue 13) go on to the code step, or to the enrollment step when their role requires it.
+ * 'Забыли пароль?' (issue 22 §3) asks for a reset link, for staff and clients alike.
  */
 export function LoginScreen() {
   const { t } = useTranslation();
+  const { t: tPlatform } = useTranslation('platform');
   const login = useLogin();
   const [step, setStep] = useState<Step>({ kind: 'password' });
   const form = useForm<LoginRequest>({
@@ -67,7 +87,16 @@ export function LoginScreen() {
           <ThemeToggle />
         </Group>
         <Paper withBorder shadow="sm" radius="md" p="xl">
-          {step.kind === 'otp' ? (
+          {step.kind === 'forgot' ? (
+            <>
+              <Stack gap={4} mb="lg" align="center">
+                <Title order={1} size="h2">
+                  {tPlatform('emailFlows.forgot.title')}
+                </Title>
+              </Stack>
+              <ForgotPasswordForm initialEmail={form.values.email.trim()} onBack={backToPassword} />
+            </>
+          ) : step.kind === 'otp' ? (
             <OtpStep challenge={step.challenge} onSignedIn={enter} onBack={backToPassword} />
           ) : step.kind === 'enroll' ? (
             <EnrollStep challenge={step.challenge} onSignedIn={enter} onBack={backToPassword} />
@@ -97,6 +126,19 @@ export function LoginScreen() {
                     required
                     {...form.getInputProps('password')}
                   />
+                  <Anchor
+                    component="button"
+                    type="button"
+                    size="sm"
+                    ta="left"
+                    onClick={() => {
+                      login.reset();
+                      setStep({ kind: 'forgot' });
+                    }}
+                    data-testid="forgot-link"
+                  >
+                    {t('emailFlows.forgotLink')}
+                  </Anchor>
                   <Button
                     type="submit"
                     fullWidth

@@ -8,6 +8,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
+import { ConversationCard } from '../../inbox/components/ConversationCard';
 import { ErrorBox } from '../../ui/ErrorBox';
 import { Field } from '../../ui/Field';
 import { PageHeader } from '../../ui/PageHeader';
@@ -204,6 +205,7 @@ export function ClientCard() {
               <CommentsCard clientId={data.id} timeZone={user.business_timezone} />
               <RemindersCard clientId={data.id} timeZone={user.business_timezone} />
             </SimpleGrid>
+            <ConversationCard client={data} timeZone={user.business_timezone} />
           </Stack>
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 4 }}>

@@ -1,10 +1,11 @@
 import { Avatar, Button, Group, Stack, Text, Tooltip, ActionIcon } from '@mantine/core';
-import { IconBell, IconLogout, IconShieldLock } from '@tabler/icons-react';
+import { IconBell, IconLogout, IconMail, IconShieldLock } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { changeLanguage, currentLanguage } from '../../../i18n';
 import type { CurrentUser } from '../../auth/api/session';
 import { logout } from '../../auth/api/session';
+import { MailSettingsModal } from '../../auth/components/MailSettingsModal';
 import { TwoFactorSetupModal } from '../../auth/components/TwoFactorSetup';
 import { LanguageSwitch } from '../../ui/LanguageSwitch';
 import { roleLabelKey } from '../../ui/role-label';
@@ -29,6 +30,9 @@ export function MenuFooter({ user, collapsed }: { user: CurrentUser; collapsed: 
   // Issue 13: voluntary two-factor enrollment for staff.
   const [twoFactorOpen, setTwoFactorOpen] = useState(false);
   const twoFactorModal = <TwoFactorSetupModal opened={twoFactorOpen} onClose={() => setTwoFactorOpen(false)} />;
+  // Issue 22 §5: the staff's mail settings (the daily digest of reminders).
+  const [mailOpen, setMailOpen] = useState(false);
+  const mailModal = <MailSettingsModal opened={mailOpen} onClose={() => setMailOpen(false)} />;
 
   if (collapsed) {
     const nextLanguage = currentLanguage() === 'ru' ? 'en' : 'ru';
@@ -76,6 +80,18 @@ export function MenuFooter({ user, collapsed }: { user: CurrentUser; collapsed: 
           </ActionIcon>
         </Tooltip>
         {twoFactorModal}
+        <Tooltip label={t('emailFlows.mail.menu')} position="right">
+          <ActionIcon
+            variant="default"
+            size="lg"
+            aria-label={t('emailFlows.mail.menu')}
+            onClick={() => setMailOpen(true)}
+            data-testid="mail-settings-menu"
+          >
+            <IconMail size={18} />
+          </ActionIcon>
+        </Tooltip>
+        {mailModal}
         <Tooltip label={t('layout.logout')} position="right">
           <ActionIcon
             variant="subtle"
@@ -130,6 +146,16 @@ export function MenuFooter({ user, collapsed }: { user: CurrentUser; collapsed: 
         {t('layout.twoFactor')}
       </Button>
       {twoFactorModal}
+      <Button
+        variant="default"
+        leftSection={<IconMail size={16} />}
+        onClick={() => setMailOpen(true)}
+        data-testid="mail-settings-menu"
+        fullWidth
+      >
+        {t('emailFlows.mail.menu')}
+      </Button>
+      {mailModal}
       <Button
         variant="light"
         color="red"

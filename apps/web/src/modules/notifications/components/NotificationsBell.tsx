@@ -36,7 +36,7 @@ function Item({
   n: Notification;
   now: number;
   timeZone: string;
-  onGo: (clientId: number) => void;
+  onGo: (clientId: number, hash?: string) => void;
 }) {
   const { t } = useTranslation('notify');
   const markRead = useMarkRead();
@@ -71,7 +71,7 @@ function Item({
                 aria-label={t('bell.goToClient')}
                 onClick={() => {
                   if (!n.read) markRead.mutate(n.id);
-                  onGo(n.client_id!);
+                  onGo(n.client_id!, n.type === 'client_message' ? '#conversation' : '');
                 }}
                 data-testid="notification-go"
               >
@@ -163,9 +163,10 @@ export function NotificationsBell({
   // §2.8: hidden entirely when there are none (and the panel closes with the last one).
   if (!list.data || list.data.total === 0) return null;
 
-  const goTo = (clientId: number) => {
+  // A client's message opens the card at its conversation (issue 22 §6).
+  const goTo = (clientId: number, hash = '') => {
     setOpened(false);
-    void navigate(`/crm/clients/${clientId}`);
+    void navigate(`/crm/clients/${clientId}${hash}`);
   };
 
   return (

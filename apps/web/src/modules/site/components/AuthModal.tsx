@@ -1,6 +1,7 @@
 import { registrationError, type RegistrationForm, type SiteFacts } from '@brokerage/shared';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SiteForgotPassword } from '../../auth/components/SiteForgotPassword';
 import { SiteApiError, siteApi } from '../api';
 import { landingPathAfterLogin } from '../routing';
 import { Dialog } from './Dialog';
@@ -9,6 +10,10 @@ import { RiskStatement } from './RiskStatement';
 export type AuthMode = 'login' | 'register';
 
 const EMPTY: RegistrationForm = { name: '', phone: '', email: '', password: '', confirmPassword: '' };
+/** The mail language of a new client: the site's language when it is one of the mail's, else Russian. */
+function mailLanguage(lang: string): 'ru' | 'en' | 'kk' {
+  return lang === 'en' || lang === 'kk' ? lang : 'ru';
+}
 const SERVER_CODES = ['email_taken', 'phone_taken_user', 'phone_taken_client'] as const;
 /** §8: the server's Russian details the spec maps, for a server that answers without a code. */
 const DETAIL_MAP: [string, (typeof SERVER_CODES)[number]][] = [
@@ -35,7 +40,7 @@ export default function AuthModal({
   /** The landing page's facts: the risk figure shown above the registration button (D6). */
   facts?: SiteFacts | undefined;
 }) {
-  const { t } = useTranslation('site');
+  const { t, i18n } = useTranslation('site');
   const [form, setForm] = useState<RegistrationForm>(EMPTY);
   const [show, setShow] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -87,6 +92,7 @@ export default function AuthModal({
               email: form.email.trim(),
               phone: form.phone.trim(),
               password: form.password,
+              language: mailLanguage(i18n.language),
             });
       onClose();
       window.location.assign(landingPathAfterLogin(session.user.role));
@@ -98,6 +104,15 @@ export default function AuthModal({
 
   const register = mode === 'register';
   const passwordType = show ? 'text' : 'password';
+  // Issue 22 §3: 'Забыли пароль?' asks for a reset link in the same dialog.
+  if (forgot && !register) {
+    return (
+      <Dialog open onClose={onClose} labelledBy="auth-title" closeLabel={t('auth.close')} testId="auth-modal">
+        <h2 id="auth-title">{t('auth.reset.title')}</h2>
+        <SiteForgotPassword initialEmail={form.email.trim()} onBack={() => setForgot(false)} />
+      </Dialog>
+    );
+  }
   return (
     <Dialog open onClose={onClose} labelledBy="auth-title" closeLabel={t('auth.close')} testId="auth-modal">
       <h2 id="auth-title">{register ? t('auth.registerTitle', { brand }) : t('auth.loginTitle')}</h2>
@@ -137,10 +152,9 @@ export default function AuthModal({
         </label>
         {!register ? (
           <div>
-            <button type="button" className="site-link" onClick={() => setForgot(true)}>
+            <button type="button" className="site-link" onClick={() => setForgot(true)} data-testid="forgot-link">
               {t('auth.forgot')}
             </button>
-            {forgot ? <p className="site-muted site-small">{t('auth.forgotText')}</p> : null}
           </div>
         ) : (
           <p className="site-small site-risk-note" data-testid="auth-risk">

@@ -1,4 +1,5 @@
 import {
+  acceptedSchema,
   staffListResponseSchema,
   usersResponseSchema,
   type ChangePasswordRequest,
@@ -88,6 +89,26 @@ export function useDeleteStaff() {
   const invalidate = useInvalidateStaff();
   return useMutation({
     mutationFn: (id: string) => apiRequest(`/api/users/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSettled: invalidate,
+  });
+}
+
+/** Issue 22 §4: a new invitation link for a member who has not set a password yet (older links stop working). */
+export function useResendInvitation() {
+  const invalidate = useInvalidateStaff();
+  return useMutation({
+    mutationFn: (id: string) =>
+      apiCall(acceptedSchema, `/api/users/${encodeURIComponent(id)}/invitation`, { method: 'POST' }),
+    onSettled: invalidate,
+  });
+}
+
+/** Issue 22 §4: revokes the invitation's links and removes the invited member. */
+export function useRevokeInvitation() {
+  const invalidate = useInvalidateStaff();
+  return useMutation({
+    mutationFn: (id: string) =>
+      apiCall(acceptedSchema, `/api/users/${encodeURIComponent(id)}/invitation`, { method: 'DELETE' }),
     onSettled: invalidate,
   });
 }

@@ -27,7 +27,10 @@ interface AddStaffValues {
 
 const EMPTY: AddStaffValues = { name: '', email: '', password: '', role: DEFAULT_STAFF_ROLE };
 
-/** §2.12 'Add staff member': full name, email, password (show/hide, 'Gen'), role; Cancel resets, Create posts. */
+/**
+ * §2.12 'Add staff member': full name, email, password (show/hide, 'Gen'), role; Cancel resets, Create posts. Left
+ * empty, the password is the member's own to set from an invitation e-mail (issue 22 §4).
+ */
 export function AddStaffModal({
   opened,
   viewerRole,
@@ -53,11 +56,19 @@ export function AddStaffModal({
     onClose();
   };
 
+  // Issue 22 §4: an empty password invites the member by e-mail to set their own.
+  const inviting = form.values.password === '';
   const submit = form.onSubmit((values) => {
     const body = registerStaffRequestSchema.parse(values) satisfies RegisterStaffRequest;
     create.mutate(body, {
       onSuccess: () => {
-        notifications.show({ color: 'green', message: t('staff.addModal.success', { name: body.name }) });
+        notifications.show({
+          color: 'green',
+          message:
+            body.password === undefined
+              ? t('emailFlows.staff.invitedSuccess', { email: body.email })
+              : t('staff.addModal.success', { name: body.name }),
+        });
         cancel();
       },
     });
@@ -80,7 +91,9 @@ export function AddStaffModal({
             <PasswordInput
               visibilityToggleButtonProps={{ 'aria-label': t('common.togglePassword') }}
               label={t('staff.form.password')}
-              required
+              description={t('emailFlows.staff.passwordHint')}
+              // The hint under the input keeps the 'Ген' button level with it.
+              inputWrapperOrder={['label', 'input', 'description', 'error']}
               autoComplete="new-password"
               visible={passwordVisible}
               onVisibilityChange={setPasswordVisible}
@@ -112,8 +125,8 @@ export function AddStaffModal({
             <Button variant="default" onClick={cancel}>
               {t('common.cancel')}
             </Button>
-            <Button type="submit" loading={create.isPending}>
-              {t('staff.addModal.submit')}
+            <Button type="submit" loading={create.isPending} data-testid="add-staff-submit">
+              {inviting ? t('emailFlows.staff.invite') : t('staff.addModal.submit')}
             </Button>
           </Group>
         </Stack>

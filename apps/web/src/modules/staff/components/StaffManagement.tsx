@@ -12,7 +12,7 @@ import { ConfirmModal } from '../../ui/ConfirmModal';
 import { PageHeader } from '../../ui/PageHeader';
 import { roleLabelKey } from '../../ui/role-label';
 import { TablePager } from '../../ui/TablePager';
-import { useDeleteStaff, useUsersList } from '../api/staff';
+import { useDeleteStaff, useResendInvitation, useRevokeInvitation, useUsersList } from '../api/staff';
 import { AddStaffModal } from './AddStaffModal';
 import { ChangePasswordModal } from './ChangePasswordModal';
 import { EditStaffModal } from './EditStaffModal';
@@ -47,8 +47,13 @@ function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role; b
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const users = useUsersList({ page, perPage, search: debouncedSearch, role });
   const deletion = useDeleteStaff();
+  const resend = useResendInvitation();
+  const revoke = useRevokeInvitation();
 
-  const openDialog = (action: StaffAction, member: StaffMember) => setDialog({ action, member, open: true });
+  const openDialog = (action: StaffAction, member: StaffMember) => {
+    if (action === 'resend') return resendInvitation(member);
+    setDialog({ action, member, open: true });
+  };
   const closeDialog = () => setDialog((current) => (current ? { ...current, open: false } : null));
   const clearDialog = () => setDialog(null);
   const dialogFor = (action: StaffAction) => (dialog?.action === action ? dialog : null);
@@ -63,7 +68,26 @@ function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role; b
     });
   };
 
+  // Issue 22 §4: a new invitation link at once (nothing is lost); revoking asks first (the member is removed).
+  const resendInvitation = (member: StaffMember) =>
+    resend.mutate(member.id, {
+      onSuccess: () =>
+        notifications.show({ color: 'green', message: t('emailFlows.staff.resent', { email: member.email }) }),
+      onError: (error) =>
+        notifications.show({ color: 'red', message: errorText(error, t('emailFlows.staff.resendFailed')) }),
+    });
+  const confirmRevoke = (member: StaffMember) => {
+    const name = member.full_name || member.name;
+    revoke.mutate(member.id, {
+      onSuccess: () => notifications.show({ color: 'green', message: t('emailFlows.staff.revoked', { name }) }),
+      onError: (error) =>
+        notifications.show({ color: 'red', message: errorText(error, t('emailFlows.staff.revokeFailed')) }),
+      onSettled: closeDialog,
+    });
+  };
+
   const deleting = dialogFor('delete');
+  const revoking = dialogFor('revoke');
   return (
     <>
       <PageHeader
@@ -171,6 +195,20 @@ function StaffManagementScreen({ viewer }: { viewer: { id: string; role: Role; b
         onConfirm={() => deleting && confirmDelete(deleting.member)}
         onClose={closeDialog}
         onExited={clearDialog}
+      />
+      <ConfirmModal
+        opened={revoking?.open ?? false}
+        title={t('emailFlows.staff.revokeTitle')}
+        text={
+          revoking ? t('emailFlows.staff.revokeText', { name: revoking.member.full_name || revoking.member.name }) : ''
+        }
+        confirmLabel={t('emailFlows.staff.revoke')}
+        loading={revoke.isPending}
+        onConfirm={() => revoking && confirmRevoke(revoking.member)}
+        onClose={closeDialog}
+        onExited={clearDialog}
+        testId="staff-revoke-modal"
+        confirmTestId="staff-revoke-confirm"
       />
     </>
   );

@@ -1,14 +1,14 @@
 import { MANAGER_ROLES, type Role, type StaffMember } from '@brokerage/shared';
-import { ActionIcon, Group, Text, Tooltip } from '@mantine/core';
-import { IconKey, IconPencil, IconTrash } from '@tabler/icons-react';
+import { ActionIcon, Badge, Group, Text, Tooltip } from '@mantine/core';
+import { IconKey, IconMailForward, IconMailOff, IconPencil, IconTrash } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { TruncatedText } from '../../ui/TruncatedText';
-import { formatDate } from '../../../lib/format';
+import { formatDate, formatDateTime } from '../../../lib/format';
 import { RoleBadge } from '../../ui/RoleBadge';
 
-export type StaffAction = 'edit' | 'password' | 'delete';
+export type StaffAction = 'edit' | 'password' | 'delete' | 'resend' | 'revoke';
 
 function RowAction({
   label,
@@ -29,6 +29,25 @@ function RowAction({
         {children}
       </ActionIcon>
     </Tooltip>
+  );
+}
+
+/** Issue 22 §4: 'приглашён' and until when the invitation's link works (or that it has run out). */
+function InvitedMark({ member, timeZone }: { member: StaffMember; timeZone: string }) {
+  const { t } = useTranslation();
+  // The server gives the newest live link's end; null for an invited member means every link has run out.
+  const expires = member.invitation_expires_at;
+  return (
+    <Group gap={6} mt={2} wrap="wrap" data-testid="staff-invited">
+      <Badge size="sm" variant="light" color="grape">
+        {t('emailFlows.staff.invited')}
+      </Badge>
+      <Text size="xs" c={expires ? 'dimmed' : 'red'}>
+        {expires
+          ? t('emailFlows.staff.invitedUntil', { date: formatDateTime(expires, timeZone) })
+          : t('emailFlows.staff.invitationExpired')}
+      </Text>
+    </Group>
   );
 }
 
@@ -65,6 +84,7 @@ export function StaffTable({
           <Text size="xs" c="dimmed" ff="monospace">
             {t('staff.id', { id: member.id.slice(0, 8) })}
           </Text>
+          {member.invited ? <InvitedMark member={member} timeZone={timeZone} /> : null}
         </>
       ),
     },
@@ -96,7 +116,28 @@ export function StaffTable({
           <RowAction label={t('staff.edit')} onClick={() => onAction('edit', member)} testId="staff-edit">
             <IconPencil size={18} />
           </RowAction>
-          {viewer.role === 'superadmin' ? (
+          {member.invited ? (
+            <>
+              <RowAction
+                label={t('emailFlows.staff.resend')}
+                color="blue"
+                onClick={() => onAction('resend', member)}
+                testId="staff-invite-resend"
+              >
+                <IconMailForward size={18} />
+              </RowAction>
+              <RowAction
+                label={t('emailFlows.staff.revoke')}
+                color="red"
+                onClick={() => onAction('revoke', member)}
+                testId="staff-invite-revoke"
+              >
+                <IconMailOff size={18} />
+              </RowAction>
+            </>
+          ) : null}
+          {/* An invited member has no password yet (the invitation sets it) and is removed by revoking it. */}
+          {viewer.role === 'superadmin' && !member.invited ? (
             <RowAction
               label={t('staff.changePassword')}
               color="orange"
@@ -106,7 +147,7 @@ export function StaffTable({
               <IconKey size={18} />
             </RowAction>
           ) : null}
-          {member.role !== 'superadmin' && member.id !== viewer.id ? (
+          {member.role !== 'superadmin' && member.id !== viewer.id && !member.invited ? (
             <RowAction
               label={t('staff.delete')}
               color="red"

@@ -1,27 +1,13 @@
 import { CLIENT_MESSAGE_MAX, can, type Client } from '@brokerage/shared';
-import {
-  Alert,
-  Badge,
-  Button,
-  Divider,
-  Group,
-  Loader,
-  Paper,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Textarea,
-  Title,
-} from '@mantine/core';
+import { Alert, Button, Divider, Group, Loader, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconLock, IconSearch, IconSend } from '@tabler/icons-react';
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
 import { useCurrentUser } from '../../auth/current-user';
+import { ConversationMessage } from '../../inbox/components/ConversationMessage';
 import { roleLabelKey } from '../../ui/role-label';
 import { useClientMessages, useClientSearch, useSendClientMessage } from '../api/trading-platform';
 
@@ -80,24 +66,10 @@ function MessageHistory({ clientId, timeZone }: { clientId: number | null; timeZ
     body = (
       <Stack gap="sm">
         {messages.data.map((message) => (
-          <Paper key={message.id} withBorder radius="md" p="sm" data-testid="client-message">
-            <Group justify="space-between" wrap="wrap" gap="xs" mb={4}>
-              <Group gap="xs">
-                <Text size="sm" fw={600}>
-                  {message.created_by_name || t('common.dash')}
-                </Text>
-                <Text size="xs" c="dimmed">
-                  {formatDateTime(message.created_at, timeZone)}
-                </Text>
-              </Group>
-              <Badge color={message.read ? 'teal' : 'orange'} variant="light" data-testid="client-message-read">
-                {message.read ? t('tradingPlatform.messages.read') : t('tradingPlatform.messages.unread')}
-              </Badge>
-            </Group>
-            <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-              {message.message}
-            </Text>
-          </Paper>
+          // Issue 22 §6: both directions, the client's messages marked as the client's.
+          <div key={message.id} data-testid="client-message" data-direction={message.direction}>
+            <ConversationMessage message={message} timeZone={timeZone} />
+          </div>
         ))}
       </Stack>
     );

@@ -21,6 +21,9 @@ import type { TFunction } from 'i18next';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
+import { emailFlowErrorText } from '../../auth/email-errors';
+import { useSiteContacts } from '../../auth/api/email';
+import { contactsLine } from '../../auth/contacts';
 import { useCreateDepositIntent, useCreateWithdrawal, useDepositMethods, useMyWithdrawals } from '../api';
 import { formatDateTimeLocal } from '../../../lib/format';
 import {
@@ -70,13 +73,18 @@ export function DepositModal({
   opened,
   onClose,
   demo = false,
+  onOpenSupport,
 }: {
   opened: boolean;
   onClose: () => void;
   demo?: boolean;
+  /** Issue 22 §6: opens the 'Поддержка' conversation (the details of a built-in method point there). */
+  onOpenSupport?: () => void;
 }) {
   const { t } = useTranslation('platform');
   const methods = useDepositMethods(opened);
+  // Issue 22 §6: a method without details points to 'Поддержка' and to the site's contacts when filled.
+  const contacts = contactsLine(useSiteContacts().data);
   const intent = useCreateDepositIntent();
   const [amount, setAmount] = useState('');
   const [methodId, setMethodId] = useState<string | null>(null);
@@ -172,13 +180,18 @@ export function DepositModal({
             ) : intent.isError ? (
               <Text size="sm" c="orange" data-testid="deposit-intent-failed">
                 {intent.error instanceof ApiError && intent.error.detail
-                  ? t('deposit.intentFailedDetail', { detail: intent.error.detail })
+                  ? t('deposit.intentFailedDetail', { detail: emailFlowErrorText(intent.error, intent.error.detail) })
                   : t('deposit.intentFailed')}
               </Text>
             ) : null}
             <Paper withBorder p="sm" style={{ whiteSpace: 'pre-wrap' }}>
               {details.details || t('deposit.builtInDetails')}
             </Paper>
+            {!details.details && contacts ? (
+              <Text size="sm" c="dimmed" data-testid="deposit-contacts">
+                {t('messages.contacts', { contacts })}
+              </Text>
+            ) : null}
             <Group justify="space-between">
               <CopyButton value={details.details || t('deposit.builtInDetails')} timeout={2000}>
                 {({ copied, copy }) => (
@@ -187,6 +200,18 @@ export function DepositModal({
                   </Button>
                 )}
               </CopyButton>
+              {onOpenSupport && !details.details ? (
+                <Button
+                  variant="light"
+                  onClick={() => {
+                    closeAll();
+                    onOpenSupport();
+                  }}
+                  data-testid="deposit-write-support"
+                >
+                  {t('deposit.writeSupport')}
+                </Button>
+              ) : null}
               <Button onClick={closeAll}>{t('deposit.understood')}</Button>
             </Group>
           </Stack>
@@ -331,7 +356,8 @@ export function WithdrawModal({
     } catch (error) {
       setProblem(
         error instanceof ApiError
-          ? error.detail || t('withdraw.failed')
+          ? // An unverified address (issue 22) is said in the client's language, ru/en/kk.
+            emailFlowErrorText(error, error.detail || t('withdraw.failed'))
           : error instanceof TypeError
             ? t('withdraw.network')
             : t('withdraw.failed'),

@@ -1,9 +1,14 @@
-import type { ClientMessage } from '@brokerage/shared';
-import { Alert, Badge, Button, Group, Paper, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { SUPPORT_MESSAGE_MAX, type ClientMessage } from '@brokerage/shared';
+import { Alert, Badge, Box, Button, Group, Paper, Stack, Text, Textarea, Title, UnstyledButton } from '@mantine/core';
+import { IconSend } from '@tabler/icons-react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
 import { formatDate } from '../../../lib/format';
+import { useSiteContacts } from '../../auth/api/email';
+import { contactsLine } from '../../auth/contacts';
 import { useMarkMessageRead, useMyMessages } from '../api';
+import { supportErrorText, useSendSupportMessage } from '../support-api';
 export { unreadBadgeText } from '../rules';
 
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -17,28 +22,45 @@ function messageTime(iso: string): string {
   return formatDate(at, LOCAL_ZONE);
 }
 
+/** One message of the conversation: the client's own on the right, the broker's on the left. */
 function MessageItem({ message, onRead }: { message: ClientMessage; onRead: () => void }) {
   const { t } = useTranslation('platform');
-  const unread = !message.is_read;
+  const mine = message.direction === 'client';
+  const unread = !mine && !message.is_read;
   const body = (
     <Paper
       withBorder
       p="sm"
+      radius="md"
+      maw="min(85%, 560px)"
+      ml={mine ? 'auto' : 0}
       data-testid="my-message"
+      data-direction={message.direction}
       data-read={message.is_read ? 'true' : 'false'}
-      bg={unread ? 'var(--mantine-color-blue-light)' : undefined}
+      bg={mine ? 'var(--mantine-color-default-hover)' : unread ? 'var(--mantine-color-blue-light)' : undefined}
     >
-      <Group justify="space-between" wrap="nowrap" align="flex-start">
-        <Text style={{ whiteSpace: 'pre-wrap' }}>{message.content}</Text>
-        {unread && <Badge size="sm">{t('messages.new')}</Badge>}
+      <Group justify="space-between" wrap="nowrap" align="flex-start" gap="xs">
+        <Text style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', flex: 1, minWidth: 0 }}>
+          {message.content}
+        </Text>
+        {unread && (
+          <Badge size="sm" style={{ flexShrink: 0 }}>
+            {t('messages.new')}
+          </Badge>
+        )}
       </Group>
-      <Group gap="xs" mt={4}>
+      <Group gap="xs" mt={4} justify={mine ? 'flex-end' : 'flex-start'}>
         <Text size="xs" c="dimmed">
-          {message.created_by_name ?? t('messages.support')}
+          {mine ? t('messages.you') : (message.created_by_name ?? t('messages.support'))}
         </Text>
         <Text size="xs" c="dimmed">
           {messageTime(message.created_at)}
         </Text>
+        {mine && (
+          <Text size="xs" c={message.is_read ? 'teal' : 'dimmed'} data-testid="my-message-state">
+            {message.is_read ? t('messages.readByStaff') : t('messages.delivered')}
+          </Text>
+        )}
       </Group>
     </Paper>
   );
@@ -50,12 +72,117 @@ function MessageItem({ message, onRead }: { message: ClientMessage; onRead: () =
   );
 }
 
-/** 'Мои сообщения' (§2.7, D10): the client's messages from staff, live (message.new), read by a click. */
+/** The composer: Enter starts a new line, Ctrl+Enter (⌘+Enter) sends; the text is trimmed, 1–4000 characters. */
+function Composer() {
+  const { t } = useTranslation('platform');
+  const send = useSendSupportMessage();
+  const [text, setText] = useState('');
+  const [blank, setBlank] = useState(false);
+  const length = text.trim().length;
+  const over = length > SUPPORT_MESSAGE_MAX;
+
+  const submit = () => {
+    const content = text.trim();
+    if (!content) {
+      setBlank(true);
+      return;
+    }
+    if (content.length > SUPPORT_MESSAGE_MAX || send.isPending) return;
+    send.mutate(
+      { text: content },
+      // Cleared only if it still holds what was sent: what the client typed since is kept.
+      { onSuccess: () => setText((current) => (current.trim() === content ? '' : current)) },
+    );
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      submit();
+    }
+  };
+
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <Stack gap={6}>
+        <Textarea
+          label={t('messages.composerLabel')}
+          placeholder={t('messages.composerPlaceholder')}
+          autosize
+          minRows={2}
+          maxRows={8}
+          value={text}
+          onChange={(event) => {
+            setText(event.currentTarget.value);
+            if (blank) setBlank(false);
+          }}
+          onKeyDown={onKeyDown}
+          error={
+            blank
+              ? t('messages.errors.blank')
+              : over
+                ? t('messages.errors.tooLong', { max: SUPPORT_MESSAGE_MAX })
+                : null
+          }
+          aria-describedby="support-composer-hint"
+          data-testid="support-text"
+        />
+        <Group justify="space-between" wrap="wrap" gap="xs">
+          <Text size="xs" c="dimmed" id="support-composer-hint">
+            {t('messages.keyboardHint')}
+          </Text>
+          <Group gap="sm" wrap="nowrap">
+            <Text
+              size="xs"
+              c={over ? 'red' : length > SUPPORT_MESSAGE_MAX * 0.9 ? 'orange' : 'dimmed'}
+              aria-live="polite"
+              data-testid="support-counter"
+            >
+              {t('messages.counter', { n: length, max: SUPPORT_MESSAGE_MAX })}
+            </Text>
+            <Button
+              type="submit"
+              leftSection={<IconSend size={16} />}
+              loading={send.isPending}
+              disabled={over}
+              data-testid="support-send"
+            >
+              {t('messages.send')}
+            </Button>
+          </Group>
+        </Group>
+        {send.isError && (
+          <Alert color="red" role="alert" data-testid="support-error">
+            {supportErrorText(send.error, t)}
+          </Alert>
+        )}
+      </Stack>
+    </form>
+  );
+}
+
+/**
+ * 'Поддержка' (issue 22 §6; §2.7, D10): the client's one conversation with the broker, oldest at the top, both
+ * directions, live (message.new); the broker's messages are marked read by a click, the client's own say whether
+ * staff read them. The site's contacts are offered too when the operator filled them.
+ */
 export function MessagesView({ onBack }: { onBack: () => void }) {
   const { t } = useTranslation('platform');
   const messages = useMyMessages(true);
   const markRead = useMarkMessageRead();
-  const list = messages.data ?? [];
+  const content = useSiteContacts();
+  const contacts = contactsLine(content.data);
+  const list = [...(messages.data ?? [])].reverse();
+  const end = useRef<HTMLDivElement>(null);
+  const newest = list.at(-1)?.id;
+  useEffect(() => {
+    if (newest !== undefined) end.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [newest]);
+
   return (
     <Stack data-testid="messages-view">
       <Group justify="space-between">
@@ -64,6 +191,10 @@ export function MessagesView({ onBack }: { onBack: () => void }) {
           {t('history.back')}
         </Button>
       </Group>
+      <Text size="sm" c="dimmed" data-testid="support-intro">
+        {t('messages.intro')}
+        {contacts ? ` ${t('messages.contacts', { contacts })}` : null}
+      </Text>
       {messages.isError ? (
         <Alert color="red" title={messages.error instanceof ApiError ? t('messages.loadFailed') : t('messages.error')}>
           <Button size="xs" variant="light" onClick={() => void messages.refetch()}>
@@ -77,21 +208,26 @@ export function MessagesView({ onBack }: { onBack: () => void }) {
           {t('messages.empty')}
         </Text>
       ) : (
-        <Stack gap="xs">
-          {list.map((m) => (
-            <MessageItem key={m.id} message={m} onRead={() => markRead.mutate(m.id)} />
-          ))}
-        </Stack>
+        <Box mah="55vh" style={{ overflowY: 'auto' }} data-testid="support-thread">
+          <Stack gap="xs" p={2}>
+            {list.map((m) => (
+              <MessageItem key={m.id} message={m} onRead={() => markRead.mutate(m.id)} />
+            ))}
+            <div ref={end} />
+          </Stack>
+        </Box>
       )}
+      <Composer />
     </Stack>
   );
 }
 
 /**
  * Issue 15 defect 10: how many staff messages the client has not read, for the badges on the account menu and its
- * messages entry. The same query as the messages view (refreshed by the live socket, polled while it is down).
+ * messages entry. The same query as the messages view (refreshed by the live socket, polled while it is down). The
+ * client's own messages to the broker never count.
  */
 export function useUnreadMessages(enabled: boolean): number {
   const messages = useMyMessages(enabled);
-  return enabled ? (messages.data ?? []).filter((m) => !m.is_read).length : 0;
+  return enabled ? (messages.data ?? []).filter((m) => m.direction === 'staff' && !m.is_read).length : 0;
 }

@@ -31,6 +31,7 @@ import {
   IconLogout,
   IconMessage,
   IconRefresh,
+  IconUserCircle,
   IconWallet,
   IconCash,
 } from '@tabler/icons-react';
@@ -38,6 +39,8 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES } from '../../../i18n';
 import { logout, type CurrentUser } from '../../auth/api/session';
+import { EmailVerifyBanner } from '../../auth/components/EmailVerifyBanner';
+import { ProfileDialog } from '../../auth/components/ProfileDialog';
 import { LanguageSwitch } from '../../ui/LanguageSwitch';
 import { ReconnectingBanner, useLiveStale } from '../../ui/ReconnectingBanner';
 import type { AccountView } from '../account';
@@ -151,6 +154,7 @@ export function TradingScreen({
   const [chosenDuration, setDuration] = useState(DEFAULT_TRADE_DURATION);
   const [depositOpen, setDepositOpen] = useState(false);
   const [withdrawOpen, setWithdrawOpen] = useState(false);
+  const [profileOpen, setProfileOpen] = useState(false);
 
   // The server may offer other durations (TRADE_DURATIONS): the choice is always one of them.
   const offered = account.settings.durations;
@@ -256,6 +260,15 @@ export function TradingScreen({
                 >
                   {t('account.withdraw')}
                 </Menu.Item>
+                {loggedIn && (
+                  <Menu.Item
+                    leftSection={<IconUserCircle size={16} />}
+                    onClick={() => setProfileOpen(true)}
+                    data-testid="menu-profile"
+                  >
+                    {t('emailFlows.profile.menu')}
+                  </Menu.Item>
+                )}
                 {user && (
                   <Menu.Item
                     leftSection={<IconLogout size={16} />}
@@ -296,6 +309,13 @@ export function TradingScreen({
       {account.mode === 'live' && (
         <Container size="xl" pt={stale ? 'sm' : 0}>
           <ReconnectingBanner title={t('live.reconnecting')} text={t('live.reconnectingHint')} />
+        </Container>
+      )}
+
+      {/* Issue 22 §2: a client's address is verified before money moves. */}
+      {loggedIn && user && !user.email_verified && (
+        <Container size="xl" pt="sm">
+          <EmailVerifyBanner user={user} />
         </Container>
       )}
 
@@ -418,7 +438,13 @@ export function TradingScreen({
         </Grid>
       </Container>
 
-      <DepositModal opened={depositOpen} onClose={() => setDepositOpen(false)} demo={account.mode === 'demo'} />
+      {loggedIn && user && <ProfileDialog user={user} opened={profileOpen} onClose={() => setProfileOpen(false)} />}
+      <DepositModal
+        opened={depositOpen}
+        onClose={() => setDepositOpen(false)}
+        demo={account.mode === 'demo'}
+        onOpenSupport={loggedIn ? () => setView('messages') : undefined}
+      />
       <WithdrawModal
         opened={withdrawOpen}
         onClose={() => {

@@ -1,0 +1,5 @@
+import { Inbox } from '../../modules/inbox/components/Inbox';
+
+export default function InboxPage() {
+  return <Inbox />;
+}

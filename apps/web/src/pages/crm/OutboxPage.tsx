@@ -1,0 +1,5 @@
+import { OutboxList } from '../../modules/mail-outbox/components/OutboxList';
+
+export default function OutboxPage() {
+  return <OutboxList />;
+}

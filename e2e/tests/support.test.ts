@@ -73,7 +73,7 @@ describe.runIf(browserAvailable())('support conversation', () => {
     await m.waitForURL(/\/crm\/clients\/\d+#conversation$/);
     const card = m.getByTestId('conversation-card');
     await card.getByTestId('conversation-message').filter({ hasText: QUESTION }).waitFor();
-    await card.getByTestId('conversation-reply').fill(ANSWER);
+    await card.getByTestId('conversation-text').fill(ANSWER);
     await card.getByTestId('conversation-send').click();
     const reply = card.locator('[data-testid="conversation-message"][data-direction="staff"]').filter({
       hasText: ANSWER,

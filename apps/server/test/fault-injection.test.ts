@@ -228,6 +228,8 @@ describe.runIf(PG_BIN)('faults injected under keyed load on two processes (issue
       });
       expect(res.status).toBe(201);
       const { access_token: token, user } = (await res.json()) as { access_token: string; user: { id: string } };
+      // A trader who opened the verification e-mail's link (issue 22 §2): withdrawals are part of the load.
+      await database.db.updateTable('users').set({ email_verified_at: new Date() }).where('id', '=', user.id).execute();
       const account = await database.db
         .selectFrom('trading_accounts')
         .select('id')

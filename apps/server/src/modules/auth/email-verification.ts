@@ -5,14 +5,12 @@ import type { Db } from '../../platform/db/index.js';
 import type { UserRow } from '../../platform/db/types.js';
 import type { Mailer } from '../mail/mailer.js';
 import { actorFromUser } from '../../platform/auth/actor.js';
-import { verifyPassword } from '../../platform/auth/passwords.js';
 import { emailTaken } from '../../platform/auth/users.js';
-import { delayPolicy, recordSignInFailure } from '../../platform/auth/sign-in-delays.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
-import { HttpError, badRequest, conflict } from '../../platform/http/errors.js';
+import { HttpError, conflict } from '../../platform/http/errors.js';
 import { findLink, issueLinkToken, revokeLinkTokens, useLink, VERIFY_EMAIL_SECONDS } from './link-tokens.js';
-import { checkSignInDelay, emailKeyOf, toUser, type RequestMeta } from './service.js';
+import { recheckPassword, toUser, type RequestMeta } from './service.js';
 
 /**
  * Issue 22 §2: verified addresses. Registration (and a staff-created client login) sends a `verify_email` link (24 h,
@@ -202,24 +200,11 @@ export async function requestEmailChange(
   meta: RequestMeta,
 ): Promise<void> {
   const current = await freshUser(deps.db, signedIn.id);
-  await checkSignInDelay(deps, emailKeyOf(current.email), meta);
-  if (!(await verifyPassword(current.password_hash, input.password))) {
-    await deps.db.transaction().execute(async (trx) => {
-      const failures = await recordSignInFailure(trx, delayPolicy(deps.config), {
-        emailKey: emailKeyOf(current.email),
-        ip: meta.ip,
-        userId: current.id,
-      });
-      await writeAudit(trx, actorFromUser(current, meta.ip), {
-        action: 'auth.login_failed',
-        entityType: 'user',
-        entityId: current.id,
-        after: { reason: 'email_change_password_wrong', failures_in_a_row: failures },
-      });
-    });
-    // 400, not 401: the session is fine; a 401 would sign the browser out.
-    throw badRequest('password_wrong');
-  }
+  await recheckPassword(deps, current, input.password, meta, {
+    action: 'auth.login_failed',
+    after: { reason: 'email_change_password_wrong' },
+    code: 'password_wrong',
+  });
   if (input.email.toLowerCase() === current.email.toLowerCase() || (await emailTaken(deps.db, input.email))) {
     throw conflict('email_taken');
   }

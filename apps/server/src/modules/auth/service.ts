@@ -25,6 +25,7 @@ import type { Db } from '../../platform/db/index.js';
 import { createChallenge, secondFactorStep } from './two-factor.js';
 import { writeAudit } from '../../platform/audit/audit.js';
 import { HttpError, conflict, forbidden } from '../../platform/http/errors.js';
+import type { ErrorCode } from '../../platform/http/messages.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { isStaffRole } from '@brokerage/shared';
 import { enqueuePostback } from '../postbacks/outbox.js';
@@ -36,6 +37,7 @@ import { openTradingAccount } from '../trading/service.js';
 export function toUser(row: UserRow): User {
   return {
     id: row.id,
+    platform_id: row.platform_id,
     name: row.name,
     email: row.email,
     role: row.role,
@@ -167,6 +169,36 @@ export async function login(
     .transaction()
     .execute((trx) => completeSignIn(trx, deps, user, meta, { action: 'auth.login' }));
   return { kind: 'session', token, user, ...(failedAttempts ? { failedAttempts } : {}) };
+}
+
+/**
+ * A signed-in user types their password again before a sensitive change (two-factor setup, an e-mail change): refused
+ * while a sign-in delay runs, and a wrong password counts as a sign-in failure of that address (audited with
+ * `failure`), then 400 `code` — not 401, which would sign the browser out.
+ */
+export async function recheckPassword(
+  deps: AppDeps,
+  user: UserRow,
+  password: string,
+  meta: RequestMeta,
+  failure: { action: 'auth.login_failed' | 'auth.2fa_failed'; after: Record<string, unknown>; code: ErrorCode },
+): Promise<void> {
+  await checkSignInDelay(deps, emailKeyOf(user.email), meta);
+  if (await verifyPassword(user.password_hash, password)) return;
+  await deps.db.transaction().execute(async (trx) => {
+    const failures = await recordSignInFailure(trx, delayPolicy(deps.config), {
+      emailKey: emailKeyOf(user.email),
+      ip: meta.ip,
+      userId: user.id,
+    });
+    await writeAudit(trx, actorFromUser(user, meta.ip), {
+      action: failure.action,
+      entityType: 'user',
+      entityId: user.id,
+      after: { ...failure.after, failures_in_a_row: failures },
+    });
+  });
+  throw new HttpError(400, failure.code);
 }
 
 /**

@@ -4,7 +4,6 @@ import type { AppDeps } from '../../platform/deps.js';
 import type { Db } from '../../platform/db/index.js';
 import type { UserRow } from '../../platform/db/types.js';
 import { actorFromUser, type Actor } from '../../platform/auth/actor.js';
-import { verifyPassword } from '../../platform/auth/passwords.js';
 import { revokeUserSessions } from '../../platform/auth/sessions.js';
 import { delayPolicy, recordSignInFailure } from '../../platform/auth/sign-in-delays.js';
 import {
@@ -18,8 +17,8 @@ import {
   totpStep,
 } from '../../platform/auth/two-factor.js';
 import { writeAudit } from '../../platform/audit/audit.js';
-import { HttpError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
-import { checkSignInDelay, completeSignIn, emailKeyOf, type RequestMeta } from './service.js';
+import { HttpError, conflict, forbidden } from '../../platform/http/errors.js';
+import { checkSignInDelay, completeSignIn, emailKeyOf, recheckPassword, type RequestMeta } from './service.js';
 import { codeWasRight, countAccountCode, countChallengeCode } from './code-attempts.js';
 import type { Mailer } from '../mail/mailer.js';
 
@@ -386,24 +385,11 @@ export async function startSetup(
   meta: RequestMeta,
 ): Promise<{ secret: string; otpauth_url: string }> {
   if (!isStaffRole(user.role)) throw forbidden('two_factor_staff_only');
-  await checkSignInDelay(deps, emailKeyOf(user.email), meta);
-  if (!(await verifyPassword(user.password_hash, password))) {
-    await deps.db.transaction().execute(async (trx) => {
-      const failures = await recordSignInFailure(trx, delayPolicy(deps.config), {
-        emailKey: emailKeyOf(user.email),
-        ip: meta.ip,
-        userId: user.id,
-      });
-      await writeAudit(trx, actorFromUser(user, meta.ip), {
-        action: 'auth.2fa_failed',
-        entityType: 'user',
-        entityId: user.id,
-        after: { step: 'setup_password', failures_in_a_row: failures },
-      });
-    });
-    // 400, not 401: the session itself is fine, and a 401 would sign the browser out.
-    throw badRequest('password_invalid');
-  }
+  await recheckPassword(deps, user, password, meta, {
+    action: 'auth.2fa_failed',
+    after: { step: 'setup_password' },
+    code: 'password_invalid',
+  });
   return startEnrollment(deps, user);
 }
 

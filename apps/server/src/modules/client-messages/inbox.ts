@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/index.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { scopeClients } from '../../platform/access/client-scope.js';
 import { HttpError } from '../../platform/http/errors.js';
+import { markClientMessagesRead } from './service.js';
 
 /**
  * 'Входящие' (/crm/inbox, issue 22 §6): the conversations of the clients in the viewer's scope (D5) that have messages
@@ -64,13 +65,7 @@ export async function markInboxRead(db: Db, actor: Actor, clientId: number): Pro
       .where('clients.id', '=', clientId)
       .executeTakeFirst();
     if (!client) throw new HttpError(404, 'client_not_found');
-    const res = await trx
-      .updateTable('client_messages')
-      .set({ read_at: sql`now()` })
-      .where('client_id', '=', clientId)
-      .where('direction', '=', 'client')
-      .where('read_at', 'is', null)
-      .executeTakeFirst();
+    const read = await markClientMessagesRead(trx, clientId);
     if (actor.id !== null) {
       await trx
         .updateTable('notifications')
@@ -81,6 +76,6 @@ export async function markInboxRead(db: Db, actor: Actor, clientId: number): Pro
         .where('read_at', 'is', null)
         .execute();
     }
-    return { ok: true as const, read: Number(res.numUpdatedRows) };
+    return { ok: true as const, read };
   });
 }

@@ -254,7 +254,8 @@ export async function markRead(db: Db, userId: string, id: number): Promise<Clie
   return toClientMessage(await messages(db).where('cm.id', '=', id).executeTakeFirstOrThrow());
 }
 
-async function markClientMessagesRead(db: Db, clientId: number): Promise<number> {
+/** Marks the client's own messages read (staff read them: a reply, or the conversation opened); answers how many. */
+export async function markClientMessagesRead(db: Db, clientId: number): Promise<number> {
   const res = await db
     .updateTable('client_messages')
     .set({ read_at: sql`now()` })

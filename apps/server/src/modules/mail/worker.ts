@@ -1,6 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { sql } from 'kysely';
-import { LEADER_LOCKS, LEASES, LeaseLeader } from '../../platform/bus/leader.js';
+import { LEADER_LOCKS, LEASES } from '../../platform/bus/leader.js';
+import { LeaderPoller } from '../../platform/bus/leader-poller.js';
 import type { Db } from '../../platform/db/index.js';
 import { runReminderDigest } from './digest.js';
 import type { Mailer } from './mailer.js';
@@ -99,14 +100,23 @@ function isPermanent(err: unknown): boolean {
  * Created stopped: main.ts starts it; tests call tick(now) and digest(now).
  */
 export class MailWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private polling = false;
-  private leader: LeaseLeader | null = null;
-  private current: Promise<unknown> = Promise.resolve();
   private transport: Transporter | null = null;
   private lastDigestCheck = 0;
+  private readonly poller: LeaderPoller;
 
-  constructor(private readonly deps: MailWorkerDeps) {}
+  constructor(private readonly deps: MailWorkerDeps) {
+    this.poller = new LeaderPoller({
+      name: 'mail',
+      lease: LEASES.mail,
+      key: LEADER_LOCKS.mail,
+      databaseUrl: deps.databaseUrl,
+      leaseMs: deps.leaseMs,
+      retryMs: deps.leaderRetryMs,
+      pollMs: deps.pollMs,
+      log: deps.log,
+      poll: () => this.poll(),
+    });
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
@@ -252,54 +262,13 @@ export class MailWorker {
     await this.tick(now);
   }
 
-  private startPolling(): void {
-    if (this.polling) return;
-    this.polling = true;
-    const loop = () => {
-      if (!this.polling) return;
-      this.current = this.poll()
-        .catch((err: unknown) => this.deps.log?.warn({ err }, 'mail poll failed'))
-        .finally(() => {
-          if (!this.polling) return;
-          this.timer = setTimeout(loop, this.deps.pollMs ?? 1000);
-          this.timer.unref();
-        });
-    };
-    loop();
-  }
-
-  private async stopPolling(): Promise<void> {
-    this.polling = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.current;
-  }
-
   /** Polls (as the cluster's leader when there is a database URL) until stop(). */
   async start(): Promise<void> {
-    if (this.polling || this.leader) return;
-    if (this.deps.databaseUrl) {
-      this.leader = new LeaseLeader({
-        url: this.deps.databaseUrl,
-        lease: LEASES.mail,
-        key: LEADER_LOCKS.mail,
-        name: 'mail',
-        ...(this.deps.leaseMs ? { leaseMs: this.deps.leaseMs } : {}),
-        retryMs: this.deps.leaderRetryMs ?? 3000,
-        ...(this.deps.log ? { log: this.deps.log } : {}),
-        onLead: () => this.startPolling(),
-        onLose: () => this.stopPolling(),
-      });
-      await this.leader.start();
-    } else {
-      this.startPolling();
-    }
+    await this.poller.start();
   }
 
   async stop(): Promise<void> {
-    if (this.leader) await this.leader.stop();
-    this.leader = null;
-    await this.stopPolling();
+    await this.poller.stop();
     this.transport?.close();
     this.transport = null;
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { LEADER_LOCKS, LEASES, LeaseLeader } from '../../platform/bus/leader.js';
+import { LEADER_LOCKS, LEASES } from '../../platform/bus/leader.js';
+import { LeaderPoller } from '../../platform/bus/leader-poller.js';
 import type { SecretsVault } from '../../platform/crypto/vault.js';
 import type { Db } from '../../platform/db/index.js';
 import {
@@ -71,13 +72,24 @@ export interface PostbackWorkerDeps {
  * second); tests call tick(now) with a clock of their own.
  */
 export class PostbackWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private polling = false;
-  private leader: LeaseLeader | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
-  private current: Promise<unknown> = Promise.resolve();
+  private readonly poller: LeaderPoller;
 
-  constructor(private readonly deps: PostbackWorkerDeps) {}
+  constructor(private readonly deps: PostbackWorkerDeps) {
+    this.poller = new LeaderPoller({
+      name: 'postbacks',
+      lease: LEASES.postbacks,
+      key: LEADER_LOCKS.postbacks,
+      databaseUrl: deps.databaseUrl,
+      leaseMs: deps.leaseMs,
+      retryMs: deps.leaderRetryMs,
+      pollMs: deps.pollMs,
+      log: deps.log,
+      poll: () => this.poll(),
+      // Deliveries a poll started in the background end before the worker stops.
+      drain: async () => void (await Promise.allSettled([...this.inFlight])),
+    });
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
@@ -205,56 +217,13 @@ export class PostbackWorker {
     }
   }
 
-  private startPolling(): void {
-    if (this.polling) return;
-    this.polling = true;
-    const loop = () => {
-      if (!this.polling) return;
-      this.current = this.poll()
-        .catch((err: unknown) => this.deps.log?.warn({ err }, 'postback poll failed'))
-        .finally(() => {
-          if (!this.polling) return;
-          this.timer = setTimeout(loop, this.deps.pollMs ?? 1000);
-          this.timer.unref();
-        });
-    };
-    loop();
-  }
-
-  private async stopPolling(): Promise<void> {
-    this.polling = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.current;
-    await Promise.allSettled([...this.inFlight]);
-  }
-
   /** Polls (as the cluster's leader when there is a database URL) until stop(). */
   async start(): Promise<void> {
-    if (this.polling || this.leader) return;
-    if (this.deps.databaseUrl) {
-      // A lease (issue 21 §4): a stalled leader is replaced once it runs out, a crashed one at once.
-      this.leader = new LeaseLeader({
-        url: this.deps.databaseUrl,
-        lease: LEASES.postbacks,
-        key: LEADER_LOCKS.postbacks,
-        name: 'postbacks',
-        ...(this.deps.leaseMs ? { leaseMs: this.deps.leaseMs } : {}),
-        retryMs: this.deps.leaderRetryMs ?? 3000,
-        ...(this.deps.log ? { log: this.deps.log } : {}),
-        onLead: () => this.startPolling(),
-        onLose: () => this.stopPolling(),
-      });
-      await this.leader.start();
-    } else {
-      this.startPolling();
-    }
+    await this.poller.start();
   }
 
   async stop(): Promise<void> {
-    if (this.leader) await this.leader.stop();
-    this.leader = null;
-    await this.stopPolling();
+    await this.poller.stop();
   }
 }
 

@@ -1,15 +1,15 @@
 import { can, CLIENT_MESSAGE_MAX, staffClientMessagesResponseSchema, type Client } from '@brokerage/shared';
-import { Box, Button, Group, Loader, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Box, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { IconSend } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
 import { apiCall, errorText } from '../../../lib/api';
 import { useCurrentUser } from '../../auth/current-user';
 import { useSendClientMessage } from '../../trading-platform/api/trading-platform';
 import { ErrorBox } from '../../ui/ErrorBox';
+import { MessageComposer } from '../../ui/MessageComposer';
 import { ConversationMessage } from './ConversationMessage';
 import { useClientMessageLiveRefresh, useMarkConversationRead } from '../api/inbox';
 import { inboxKeys } from '../keys';
@@ -25,90 +25,37 @@ function useConversation(clientId: number, enabled: boolean) {
   });
 }
 
+/** The staff's reply (the shared composer): 1–2000 characters; a reply marks the client's messages read. */
 function ReplyBox({ clientId }: { clientId: number }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const send = useSendClientMessage();
-  const [text, setText] = useState('');
-  const [blank, setBlank] = useState(false);
-  const length = text.trim().length;
-  const over = length > CLIENT_MESSAGE_MAX;
-  const submit = () => {
-    const content = text.trim();
-    if (!content) {
-      setBlank(true);
-      return;
-    }
-    if (over || send.isPending) return;
-    send.mutate(
-      { client_id: clientId, content },
-      {
-        onSuccess: () => {
-          notifications.show({ color: 'green', message: t('inbox.conversation.sent') });
-          setText((current) => (current.trim() === content ? '' : current));
-          // A reply marks the client's messages read.
-          void queryClient.invalidateQueries({ queryKey: inboxKeys.all });
-        },
-      },
-    );
-  };
-  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-      event.preventDefault();
-      submit();
-    }
-  };
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
+    <MessageComposer
+      max={CLIENT_MESSAGE_MAX}
+      texts={{
+        label: t('inbox.conversation.reply'),
+        placeholder: t('inbox.conversation.replyPlaceholder'),
+        keyboardHint: t('inbox.conversation.keyboardHint'),
+        send: t('inbox.conversation.send'),
+        blank: t('inbox.conversation.blank'),
+        tooLong: t('inbox.conversation.tooLong', { max: CLIENT_MESSAGE_MAX }),
+        counter: (n) => t('inbox.conversation.counter', { n, max: CLIENT_MESSAGE_MAX }),
       }}
-    >
-      <Stack gap={6}>
-        <Textarea
-          label={t('inbox.conversation.reply')}
-          placeholder={t('inbox.conversation.replyPlaceholder')}
-          autosize
-          minRows={2}
-          maxRows={8}
-          value={text}
-          onChange={(event) => {
-            setText(event.currentTarget.value);
-            if (blank) setBlank(false);
-          }}
-          onKeyDown={onKeyDown}
-          error={
-            blank
-              ? t('inbox.conversation.blank')
-              : over
-                ? t('inbox.conversation.tooLong', { max: CLIENT_MESSAGE_MAX })
-                : null
-          }
-          data-testid="conversation-reply"
-        />
-        <Group justify="space-between" wrap="wrap" gap="xs">
-          <Text size="xs" c="dimmed">
-            {t('inbox.conversation.keyboardHint')}
-          </Text>
-          <Group gap="sm" wrap="nowrap">
-            <Text size="xs" c={over ? 'red' : 'dimmed'} aria-live="polite" data-testid="conversation-counter">
-              {t('inbox.conversation.counter', { n: length, max: CLIENT_MESSAGE_MAX })}
-            </Text>
-            <Button
-              type="submit"
-              leftSection={<IconSend size={16} />}
-              loading={send.isPending}
-              disabled={over}
-              data-testid="conversation-send"
-            >
-              {t('inbox.conversation.send')}
-            </Button>
-          </Group>
-        </Group>
-        {send.isError ? <ErrorBox message={errorText(send.error, t('inbox.conversation.sendError'))} /> : null}
-      </Stack>
-    </form>
+      pending={send.isPending}
+      onSend={(content) =>
+        send.mutateAsync({ client_id: clientId, content }).then(
+          () => {
+            notifications.show({ color: 'green', message: t('inbox.conversation.sent') });
+            void queryClient.invalidateQueries({ queryKey: inboxKeys.all });
+            return true;
+          },
+          () => false,
+        )
+      }
+      error={send.isError ? <ErrorBox message={errorText(send.error, t('inbox.conversation.sendError'))} /> : null}
+      testIdPrefix="conversation"
+    />
   );
 }
 

@@ -1,12 +1,12 @@
 import { SUPPORT_MESSAGE_MAX, type ClientMessage } from '@brokerage/shared';
-import { Alert, Badge, Box, Button, Group, Paper, Stack, Text, Textarea, Title, UnstyledButton } from '@mantine/core';
-import { IconSend } from '@tabler/icons-react';
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { Alert, Badge, Box, Button, Group, Paper, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/api';
 import { formatDate } from '../../../lib/format';
 import { useSiteContacts } from '../../auth/api/email';
 import { contactsLine } from '../../auth/contacts';
+import { MessageComposer } from '../../ui/MessageComposer';
 import { useMarkMessageRead, useMyMessages } from '../api';
 import { supportErrorText, useSendSupportMessage } from '../support-api';
 export { unreadBadgeText } from '../rules';
@@ -72,96 +72,38 @@ function MessageItem({ message, onRead }: { message: ClientMessage; onRead: () =
   );
 }
 
-/** The composer: Enter starts a new line, Ctrl+Enter (⌘+Enter) sends; the text is trimmed, 1–4000 characters. */
+/** The client's composer (the shared one): the text is trimmed, 1–4000 characters. */
 function Composer() {
   const { t } = useTranslation('platform');
   const send = useSendSupportMessage();
-  const [text, setText] = useState('');
-  const [blank, setBlank] = useState(false);
-  const length = text.trim().length;
-  const over = length > SUPPORT_MESSAGE_MAX;
-
-  const submit = () => {
-    const content = text.trim();
-    if (!content) {
-      setBlank(true);
-      return;
-    }
-    if (content.length > SUPPORT_MESSAGE_MAX || send.isPending) return;
-    send.mutate(
-      { text: content },
-      // Cleared only if it still holds what was sent: what the client typed since is kept.
-      { onSuccess: () => setText((current) => (current.trim() === content ? '' : current)) },
-    );
-  };
-  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-      event.preventDefault();
-      submit();
-    }
-  };
-
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
+    <MessageComposer
+      max={SUPPORT_MESSAGE_MAX}
+      texts={{
+        label: t('messages.composerLabel'),
+        placeholder: t('messages.composerPlaceholder'),
+        keyboardHint: t('messages.keyboardHint'),
+        send: t('messages.send'),
+        blank: t('messages.errors.blank'),
+        tooLong: t('messages.errors.tooLong', { max: SUPPORT_MESSAGE_MAX }),
+        counter: (n) => t('messages.counter', { n, max: SUPPORT_MESSAGE_MAX }),
       }}
-    >
-      <Stack gap={6}>
-        <Textarea
-          label={t('messages.composerLabel')}
-          placeholder={t('messages.composerPlaceholder')}
-          autosize
-          minRows={2}
-          maxRows={8}
-          value={text}
-          onChange={(event) => {
-            setText(event.currentTarget.value);
-            if (blank) setBlank(false);
-          }}
-          onKeyDown={onKeyDown}
-          error={
-            blank
-              ? t('messages.errors.blank')
-              : over
-                ? t('messages.errors.tooLong', { max: SUPPORT_MESSAGE_MAX })
-                : null
-          }
-          aria-describedby="support-composer-hint"
-          data-testid="support-text"
-        />
-        <Group justify="space-between" wrap="wrap" gap="xs">
-          <Text size="xs" c="dimmed" id="support-composer-hint">
-            {t('messages.keyboardHint')}
-          </Text>
-          <Group gap="sm" wrap="nowrap">
-            <Text
-              size="xs"
-              c={over ? 'red' : length > SUPPORT_MESSAGE_MAX * 0.9 ? 'orange' : 'dimmed'}
-              aria-live="polite"
-              data-testid="support-counter"
-            >
-              {t('messages.counter', { n: length, max: SUPPORT_MESSAGE_MAX })}
-            </Text>
-            <Button
-              type="submit"
-              leftSection={<IconSend size={16} />}
-              loading={send.isPending}
-              disabled={over}
-              data-testid="support-send"
-            >
-              {t('messages.send')}
-            </Button>
-          </Group>
-        </Group>
-        {send.isError && (
+      pending={send.isPending}
+      onSend={(text) =>
+        send.mutateAsync({ text }).then(
+          () => true,
+          () => false,
+        )
+      }
+      error={
+        send.isError ? (
           <Alert color="red" role="alert" data-testid="support-error">
             {supportErrorText(send.error, t)}
           </Alert>
-        )}
-      </Stack>
-    </form>
+        ) : null
+      }
+      testIdPrefix="support"
+    />
   );
 }
 

@@ -215,8 +215,17 @@ describe.runIf(browserAvailable())('public site', () => {
     const numbers = (text.match(/\d+/g) ?? []).filter((n) => !allowed.has(n));
     expect(numbers).toEqual([]);
     // The operator has filled nothing about the company: those blocks are hidden.
-    for (const id of ['about-stats', 'about-history', 'about-stories', 'education-community', 'footer-registration'])
+    for (const id of [
+      'about-stats',
+      'about-history',
+      'about-stories',
+      'education-section',
+      'education-community',
+      'footer-registration',
+    ])
       expect(await page.getByTestId(id).count(), id).toBe(0);
+    // Issue 27 item 14: no education offered, so no promised courses and no menu entry for them.
+    expect(await page.locator('a[href="#education"]').count()).toBe(0);
     await page.context().close();
   });
 
@@ -233,6 +242,13 @@ describe.runIf(browserAvailable())('public site', () => {
       },
     ];
     content.registration = { ru: 'ТОО «Степь Маркетс», БИН 000000000000', en: 'Steppe Markets LLP' };
+    content.education = [
+      {
+        title: { ru: 'Как устроена сделка', en: 'How a trade works' },
+        text: { ru: 'Страйк, экспирация и цена закрытия.' },
+        link: 'https://example.com/course',
+      },
+    ];
     fs.writeFileSync(contentFile, JSON.stringify(content, null, 2));
 
     const page = await newPage();
@@ -245,6 +261,11 @@ describe.runIf(browserAvailable())('public site', () => {
     expect(stats).toContain('3стран');
     expect(stats).not.toContain('лет');
     expect((await page.getByTestId('education-community').textContent())!.replace(/\s/g, '')).toContain('4500');
+    const offer = page.getByTestId('education-offer');
+    expect(await offer.count()).toBe(1);
+    expect(await offer.textContent()).toContain('Как устроена сделка');
+    expect(await offer.getByRole('link').getAttribute('href')).toBe('https://example.com/course');
+    expect(await page.locator('.site-nav-desktop a[href="#education"]').count()).toBe(1);
     expect(await page.getByTestId('footer-registration').textContent()).toBe('ТОО «Степь Маркетс», БИН 000000000000');
     await page.getByTestId('site-language').selectOption('en');
     await expect.poll(() => page.getByTestId('about-stories').textContent()).toContain('I see every closing price');
@@ -368,9 +389,9 @@ describe.runIf(browserAvailable())('public site', () => {
     await menu.waitFor();
     expect(await menu.getByRole('button', { name: 'Регистрация' }).count()).toBe(1);
     await page.getByTestId('site-language-mobile').selectOption('en');
-    await expect.poll(() => menu.locator('a[href="#education"]').textContent()).toBe('Education');
+    await expect.poll(() => menu.locator('a[href="#assets"]').textContent()).toBe('Assets');
     await page.screenshot({ path: path.join(root, 'e2e/artifacts/site-phone-menu.png') });
-    await menu.locator('a[href="#education"]').click();
+    await menu.locator('a[href="#assets"]').click();
     expect(await burger.getAttribute('aria-expanded')).toBe('false');
     await menu.waitFor({ state: 'detached' });
     await page.locator('.site-burger').click();

@@ -28,6 +28,7 @@ interface TradeView {
   id: number;
   status: string;
   strike_price: number;
+  strike_at: string;
   close_price: number | null;
   profit_loss: number | null;
 }
@@ -204,8 +205,9 @@ describe.runIf(browserAvailable())('contract audit panel', () => {
     await page.context().close();
   });
 
-  it('opens the same audit from the staff account detail', async () => {
-    const context = await browser.newContext({ viewport: DESKTOP });
+  it('opens the same audit from the staff account detail, in the business time zone, named (D19)', async () => {
+    // A browser in another zone than the business one (issue 27 item 4: the audit followed the browser's, unlabelled).
+    const context = await browser.newContext({ viewport: DESKTOP, timezoneId: 'Asia/Almaty' });
     await context.addCookies([
       { name: 'session', value: staffToken, url: server.url, httpOnly: true, sameSite: 'Strict' },
     ]);
@@ -220,6 +222,18 @@ describe.runIf(browserAvailable())('contract audit panel', () => {
     const strike = trade.strike_price.toFixed(5);
     const close = trade.close_price!.toFixed(5);
     expect(await panel.getByTestId('audit-result').textContent()).toBe(`${close} > ${strike} → call won, +$21.25`);
+    const zone = (await page.evaluate(() => fetch('/api/auth/me').then((r) => r.json()))).business_timezone as string;
+    expect(zone).not.toBe('Asia/Almaty');
+    expect(await panel.getByTestId('audit-zone').textContent()).toBe(`Times in ${zone}`);
+    // The strike's time is the business zone's wall clock, as the trade tables beside it show.
+    const wall = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date(trade.strike_at));
+    expect(await panel.getByTestId('audit-strike').textContent()).toContain(wall);
     expect(problems).toEqual([]);
     await context.close();
   });

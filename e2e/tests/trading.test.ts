@@ -173,6 +173,8 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     problems.length = 0;
     // A new account starts empty.
     await expect.poll(() => balanceText(page), { timeout: 15_000 }).toBe('$0.00');
+    // Issue 27 item 11: the client's ID is its short account number, not a truncated UUID.
+    expect(await page.getByTestId('account-id').textContent()).toMatch(/^ID: \d{8}$/);
 
     clientToken = (await context.cookies(server.url)).find((c) => c.name === 'session')!.value;
     const list = await api<{ accounts: AccountRow[] }>(
@@ -273,6 +275,7 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await card.waitFor();
     await expect.poll(() => balanceText(page)).toBe('$75.00');
     // The countdown runs in seconds, and the chart marks the trade's strike and expiry.
+    const expires = (await card.getByTestId('trade-expires').textContent())!.replace(/^[^:]*:\s*/, '');
     const first = await card.getByTestId('countdown').textContent();
     expect(first).toMatch(/^Осталось \d+с$/);
     const expiryLine = page.getByTestId('expiry-line').first();
@@ -288,6 +291,8 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await row.waitFor();
     expect(await row.getAttribute('data-status')).toBe('won');
     expect(await row.getByTestId('trade-result').textContent()).toBe('+$21.25');
+    // Issue 27 item 5: the history ends at the same stored expiry, to the second, as the open card said.
+    expect((await row.getByTestId('trade-times').textContent())!.endsWith(`→ ${expires}`)).toBe(true);
 
     // The result is the one the replayed prices decide: both prices come from the file and close > strike.
     const trades = await api<{ items: { status: string; strike_price: number; close_price: number }[] }>(
@@ -306,7 +311,8 @@ describe.runIf(browserAvailable())('client trading screen', () => {
     await page.getByTestId('view-history').click();
     await page.getByTestId('history-view').waitFor();
     expect(await page.getByTestId('total-pnl').textContent()).toBe('+$21.25');
-    expect(await page.getByTestId('history-pages').textContent()).toBe('Страница 1 из 1 (1 сделок)');
+    // Issue 27 item 9: the Russian plural forms.
+    expect(await page.getByTestId('history-pages').textContent()).toBe('Страница 1 из 1 (1 сделка)');
     await shot(page, 'trading-history-desktop');
     await page.getByRole('button', { name: 'Вернуться к торговле' }).click();
   });

@@ -57,3 +57,90 @@ describe('the demo account runs the shared trade checks', () => {
     expect(demo.getState().trades).toHaveLength(1);
   });
 });
+
+/**
+ * Issue 27 item 15: the demo account is kept in the browser — a reload keeps the balance and the open trades — and
+ * starts over only when asked. A trade that expired while the page was closed is settled by the server's stored ticks
+ * around its expiry (the public quote history) by the server's rule, or refunded when there are none.
+ */
+describe('the demo account kept between visits', () => {
+  const memory = () => {
+    let value: string | null = null;
+    return { load: () => value, save: (v: string) => void (value = v), peek: () => value };
+  };
+  const noTicks = async () => [];
+
+  it('a new page over the same storage has the balance and the open trade; reset starts over at $1000', () => {
+    feed.quote = { price: 1.1, at: Date.now() };
+    const store = memory();
+    const first = new DemoAccount(store, noTicks);
+    const trade = first.place({ asset: 'EURUSD', direction: 'call', amount: 100, duration: 300, payout: 85 });
+    const reloaded = new DemoAccount(store, noTicks);
+    expect(reloaded.getState()).toEqual({ balanceCents: 90_000, trades: [trade] });
+    // The next trade gets a new id, not one the stored trades already hold.
+    const next = reloaded.place({ asset: 'EURUSD', direction: 'put', amount: 10, duration: 300, payout: 85 });
+    expect(next.id).toBeGreaterThan(trade.id);
+    reloaded.reset();
+    expect(new DemoAccount(store, noTicks).getState()).toEqual({ balanceCents: DEMO_BALANCE * 100, trades: [] });
+  });
+
+  it('an unreadable or tampered store is a fresh account, not an error', () => {
+    for (const raw of ['not json', '{"v":1,"balanceCents":-5,"trades":[],"nextId":1}', '{"v":2}', '[]']) {
+      const demo = new DemoAccount({ load: () => raw, save: () => {} }, noTicks);
+      expect(demo.getState()).toEqual({ balanceCents: DEMO_BALANCE * 100, trades: [] });
+    }
+  });
+
+  it('a trade that expired while the page was closed settles by the server ticks before its expiry', async () => {
+    feed.quote = { price: 1.1, at: Date.now() };
+    const store = memory();
+    const placed = new DemoAccount(store, noTicks).place({
+      asset: 'EURUSD',
+      direction: 'call',
+      amount: 100,
+      duration: 60,
+      payout: 85,
+    });
+    const expiry = Date.parse(placed.expires_at);
+    feed.quote = null; // the reopened page has no ticks yet
+    const asked: { symbol: string; from: Date; to: Date }[] = [];
+    const reopened = new DemoAccount(store, async (symbol, from, to) => {
+      asked.push({ symbol, from, to });
+      return [
+        { price: 1.09, at: new Date(expiry - 4000).toISOString() },
+        { price: 1.2, at: new Date(expiry - 1000).toISOString() }, // the last at or before the expiry: a win
+        { price: 1.0, at: new Date(expiry + 2000).toISOString() },
+      ];
+    });
+    const events: string[] = [];
+    reopened.onEvent((e) => events.push(e.trade.status));
+    reopened.settleDue(expiry + 60_000);
+    await vi.waitFor(() => expect(events).toEqual(['won']));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.symbol).toBe('EURUSD');
+    expect(asked[0]!.to.getTime() - asked[0]!.from.getTime()).toBeLessThanOrEqual(10 * 60_000);
+    const [won] = reopened.getState().trades;
+    expect(won).toMatchObject({ status: 'won', close_price: 1.2, profit_loss: 85 });
+    expect(reopened.getState().balanceCents).toBe(90_000 + 18_500);
+    // Asking again changes nothing: it was settled once.
+    reopened.settleDue(expiry + 120_000);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('with no stored tick near the expiry the stake comes back (no_price), as on the server', async () => {
+    feed.quote = { price: 1.1, at: Date.now() };
+    const store = memory();
+    const placed = new DemoAccount(store, noTicks).place({
+      asset: 'EURUSD',
+      direction: 'put',
+      amount: 50,
+      duration: 60,
+      payout: 85,
+    });
+    feed.quote = null;
+    const reopened = new DemoAccount(store, noTicks);
+    reopened.settleDue(Date.parse(placed.expires_at) + 60_000);
+    await vi.waitFor(() => expect(reopened.getState().trades[0]!.status).toBe('no_price'));
+    expect(reopened.getState().balanceCents).toBe(DEMO_BALANCE * 100);
+  });
+});

@@ -10,6 +10,8 @@ export const STORAGE_KEYS = {
   clientsPageFilters: 'clientsPageFilters',
   /** sessionStorage: the /crm path an anonymous visitor asked for, restored after login. */
   intendedPath: 'intendedPath',
+  /** localStorage: the /demo account (balance, trades, next id), JSON; read through a validator (issue 27 item 15). */
+  demoAccount: 'demoAccount',
 } as const;
 
 function safely<T>(fn: () => T, fallback: T): T {
@@ -24,6 +26,7 @@ function safely<T>(fn: () => T, fallback: T): T {
 export const localStore = {
   get: (key: string): string | null => safely(() => window.localStorage.getItem(key), null),
   set: (key: string, value: string): void => safely(() => window.localStorage.setItem(key, value), undefined),
+  remove: (key: string): void => safely(() => window.localStorage.removeItem(key), undefined),
 };
 
 export const sessionStore = {

@@ -6,6 +6,8 @@ export const roleSchema = z.enum(ROLES);
 
 export const userSchema = z.object({
   id: z.string(),
+  /** client-platform.md §3: a client's short account number (shown as its ID); null for staff. */
+  platform_id: z.string().nullable(),
   name: z.string(),
   email: z.string(),
   role: roleSchema,

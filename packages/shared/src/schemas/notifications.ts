@@ -107,6 +107,8 @@ export const clientSummarySchema = z.object({
   ftd: z.boolean(),
   registered: z.boolean(),
   trading_account_id: z.number().int().nullable(),
+  /** The client user's account number (client-platform.md §3 platform_id); null without a user. */
+  platform_id: z.string().nullable(),
   /** The newest three, with the card's last four digits only. */
   withdrawals: z.array(
     z.object({

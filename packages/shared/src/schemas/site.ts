@@ -60,6 +60,23 @@ export const siteContentSchema = z.strictObject({
     )
     .max(50)
     .optional(),
+  /**
+   * Issue 27 item 14 (D6: only what is true): what the operator really offers to learn — each a title, a text and a
+   * link (a course, a video, a PDF). The site's Education section and its menu entry show only when this is filled.
+   */
+  education: z
+    .array(
+      z.strictObject({
+        title: localizedTextSchema,
+        text: localizedTextSchema.optional(),
+        link: z
+          .url({ protocol: /^https?$/ })
+          .max(500)
+          .optional(),
+      }),
+    )
+    .max(12)
+    .optional(),
   legal: z
     .strictObject({
       rules: localizedTextSchema.optional(),

@@ -182,6 +182,8 @@ export const tradingAccountSchema = z.object({
   client_name: z.string(),
   client_email: z.string(),
   user_id: z.string().nullable(),
+  /** The client user's account number (client-platform.md §3 platform_id). */
+  platform_id: z.string().nullable(),
   balance: z.number(),
   /** Sum of the stakes of every trade that was not voided. */
   total_invested: z.number(),

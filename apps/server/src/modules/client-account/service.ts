@@ -191,7 +191,7 @@ export async function clientSummary(db: Db, actor: Actor, clientId: number): Pro
     .where('clients.id', '=', clientId)
     .executeTakeFirst();
   if (!client) throw new HttpError(404, 'client_not_found');
-  const [deposits, withdrawalCount, account, withdrawals] = await Promise.all([
+  const [deposits, withdrawalCount, account, withdrawals, platformUser] = await Promise.all([
     db
       .selectFrom('deposits')
       .select([sql<string>`coalesce(sum(amount_cents), 0)`.as('sum'), sql<string>`count(*)`.as('count')])
@@ -212,6 +212,9 @@ export async function clientSummary(db: Db, actor: Actor, clientId: number): Pro
       .orderBy('id', 'desc')
       .limit(3)
       .execute(),
+    client.user_id
+      ? db.selectFrom('users').select('platform_id').where('id', '=', client.user_id).executeTakeFirst()
+      : Promise.resolve(undefined),
   ]);
   return {
     deposit_sum: centsToDollars(deposits.sum),
@@ -220,6 +223,7 @@ export async function clientSummary(db: Db, actor: Actor, clientId: number): Pro
     ftd: client.ftd,
     registered: client.user_id !== null,
     trading_account_id: account ? Number(account.id) : null,
+    platform_id: platformUser?.platform_id ?? null,
     withdrawals: withdrawals.map((w) => ({
       id: Number(w.id),
       amount: centsToDollars(w.amount_cents),

@@ -33,6 +33,7 @@ import * as m0026 from './migrations/2026-11-28T0026-live-sequence.js';
 import * as m0027 from './migrations/2026-11-28T0027-void-requests-withdrawn.js';
 import * as m0028 from './migrations/2026-11-29T0028-price-log.js';
 import * as m0029 from './migrations/2026-11-29T0029-mail.js';
+import * as m0030 from './migrations/2026-11-29T0030-platform-id.js';
 
 export type Db = Kysely<Database>;
 
@@ -143,6 +144,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0027-void-requests-withdrawn': m0027,
   '2026-11-29T0028-price-log': m0028,
   '2026-11-29T0029-mail': m0029,
+  '2026-11-29T0030-platform-id': m0030,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

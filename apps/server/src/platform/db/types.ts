@@ -27,6 +27,8 @@ export interface UsersTable {
   mail_opt_out: Generated<boolean>;
   /** Staff: the daily digest of due reminders. */
   digest_opt_in: Generated<boolean>;
+  /** Issue 27 item 11: a client's short account number (eight digits, given by a trigger on insert); staff: null. */
+  platform_id: Generated<string | null>;
   /** A staff member invited without a password, until they set one (password_hash is then INVITED_PASSWORD_HASH). */
   invited_at: OptionalTimestamp;
 }

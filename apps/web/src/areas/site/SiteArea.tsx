@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Language } from '../../i18n/resources';
 import { STORAGE_KEYS, localStore } from '../../lib/storage-keys';
@@ -7,7 +7,7 @@ import { AssetsSection, PRICE_REFRESH_SECONDS } from '../../modules/site/compone
 import type { AuthMode } from '../../modules/site/components/AuthModal';
 import { Footer } from '../../modules/site/components/Footer';
 import { Header, SECTION_IDS } from '../../modules/site/components/Header';
-import { About, Education, Features, Hero } from '../../modules/site/components/Sections';
+import { About, Education, educationOffers, Features, Hero } from '../../modules/site/components/Sections';
 import { Transparency } from '../../modules/site/components/Transparency';
 import { useActiveSection, useRemote } from '../../modules/site/hooks';
 import './site.css';
@@ -26,12 +26,25 @@ export default function SiteArea() {
   const facts = useRemote(siteApi.facts, FACTS_REFRESH_MS);
   const prices = useRemote(siteApi.prices, PRICE_REFRESH_SECONDS * 1000);
   const [user, setUser] = useState<SiteUser | null | undefined>(undefined);
-  const [auth, setAuth] = useState<AuthMode | null>(null);
-  const active = useActiveSection(SECTION_IDS);
+  // '/?register=1' (the demo's 'Открыть реальный счёт', issue 27 item 15) opens the registration form at once.
+  const [auth, setAuth] = useState<AuthMode | null>(() =>
+    new URLSearchParams(window.location.search).has('register') ? 'register' : null,
+  );
+  const hasEducation = educationOffers(content.data, i18n.language).length > 0;
+  const sections = useMemo(() => SECTION_IDS.filter((id) => id !== 'education' || hasEducation), [hasEducation]);
+  const active = useActiveSection(sections);
   const brand = content.data?.brand.name ?? '';
 
   useEffect(() => {
     void siteApi.me().then(setUser);
+  }, []);
+
+  // The form is open: the address drops '?register', so a reload after closing it does not open it again.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has('register')) return;
+    url.searchParams.delete('register');
+    window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}${url.hash}`);
   }, []);
 
   useEffect(() => {
@@ -62,6 +75,7 @@ export default function SiteArea() {
       </a>
       <Header
         brand={brand}
+        sections={sections}
         active={active}
         user={user}
         onLanguage={setLanguage}
@@ -75,7 +89,7 @@ export default function SiteArea() {
         <Features onRegister={openRegister} />
         <Transparency />
         <AssetsSection prices={prices} facts={facts} onRegister={openRegister} />
-        <Education content={content.data} onRegister={openRegister} />
+        <Education content={content.data} />
       </main>
       <Footer content={content.data} facts={facts.data} />
       {auth ? (

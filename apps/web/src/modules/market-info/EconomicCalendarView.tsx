@@ -4,7 +4,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useEconomicCalendar, type CalendarFilter } from './api';
 import { DemoNotice } from './DemoNotice';
-import { eventText, formatDate, formatMoney, type EventT } from './format';
+import { eventText, formatDate, formatMoney, localEventTime, todayIn, type EventT } from './format';
+
+const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /** §2.8 / §9: at most 10 events are shown. */
 export const CALENDAR_LIMIT = 10;
@@ -28,7 +30,8 @@ export function EconomicCalendarView() {
   const { t, i18n } = useTranslation('site');
   const [filter, setFilter] = useState<CalendarFilter>('all');
   const calendar = useEconomicCalendar(filter);
-  const today = new Date().toISOString().slice(0, 10);
+  // The screen's clock: the browser's zone, named under the list (issue 27 item 5).
+  const today = todayIn(LOCAL_ZONE);
   const events = (calendar.data?.events ?? []).slice(0, CALENDAR_LIMIT);
 
   return (
@@ -76,52 +79,60 @@ export function EconomicCalendarView() {
           <Table.ScrollContainer minWidth={420}>
             <Table verticalSpacing="xs" data-testid="calendar-events">
               <Table.Tbody>
-                {events.map((e) => (
-                  <Table.Tr key={e.id} data-type={e.type}>
-                    <Table.Td style={{ whiteSpace: 'nowrap', verticalAlign: 'top' }}>
-                      {e.date === today ? (
-                        <Badge size="sm">{t('marketInfo.calendar.today')}</Badge>
-                      ) : (
-                        <Text size="sm">{formatDate(e.date, i18n.language)}</Text>
-                      )}
-                      {e.time ? (
-                        <Text size="xs" c="dimmed">
-                          {e.time} UTC
-                        </Text>
-                      ) : null}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={6} wrap="wrap">
-                        <Text size="sm" fw={600}>
-                          {eventText(e, 'title', t as unknown as EventT)}
-                        </Text>
-                        <Badge size="xs" variant="outline">
-                          {t(`marketInfo.calendar.filters.${e.type}`)}
-                        </Badge>
-                        {e.impact ? (
-                          <Badge size="xs" color={IMPACT_COLORS[e.impact]}>
-                            {t(`marketInfo.calendar.impact.${e.impact}`)}
-                          </Badge>
-                        ) : null}
-                        {e.currency ? (
-                          <Text size="xs" c="dimmed">
-                            {e.currency}
+                {events.map((e) => {
+                  const local = localEventTime(e.date, e.time, LOCAL_ZONE);
+                  return (
+                    <Table.Tr key={e.id} data-type={e.type}>
+                      <Table.Td style={{ whiteSpace: 'nowrap', verticalAlign: 'top' }}>
+                        {local.date === today ? (
+                          <Badge size="sm">{t('marketInfo.calendar.today')}</Badge>
+                        ) : (
+                          <Text size="sm">{formatDate(local.date, i18n.language)}</Text>
+                        )}
+                        {local.time ? (
+                          <Text size="xs" c="dimmed" data-testid="calendar-time">
+                            {local.time}
                           </Text>
                         ) : null}
-                      </Group>
-                      {e.description ? (
-                        <Text size="xs" c="dimmed">
-                          {eventText(e, 'description', t as unknown as EventT)}
-                        </Text>
-                      ) : null}
-                      <Text size="xs">{figures(e, t as (key: string) => string, i18n.language)}</Text>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={6} wrap="wrap">
+                          <Text size="sm" fw={600}>
+                            {eventText(e, 'title', t as unknown as EventT)}
+                          </Text>
+                          <Badge size="xs" variant="outline">
+                            {t(`marketInfo.calendar.filters.${e.type}`)}
+                          </Badge>
+                          {e.impact ? (
+                            <Badge size="xs" color={IMPACT_COLORS[e.impact]}>
+                              {t(`marketInfo.calendar.impact.${e.impact}`)}
+                            </Badge>
+                          ) : null}
+                          {e.currency ? (
+                            <Text size="xs" c="dimmed">
+                              {e.currency}
+                            </Text>
+                          ) : null}
+                        </Group>
+                        {e.description ? (
+                          <Text size="xs" c="dimmed">
+                            {eventText(e, 'description', t as unknown as EventT)}
+                          </Text>
+                        ) : null}
+                        <Text size="xs">{figures(e, t as (key: string) => string, i18n.language)}</Text>
+                      </Table.Td>
+                    </Table.Tr>
+                  );
+                })}
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>
         )}
+        {events.some((e) => e.time) ? (
+          <Text size="xs" c="dimmed" data-testid="calendar-zone">
+            {t('marketInfo.calendar.zone', { zone: LOCAL_ZONE })}
+          </Text>
+        ) : null}
       </Stack>
     </Card>
   );

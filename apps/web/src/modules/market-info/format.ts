@@ -12,6 +12,39 @@ export function formatDate(isoDate: string, lang: string): string {
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(locale(lang), { timeZone: 'UTC' });
 }
 
+/**
+ * Issue 27 item 5: an event's UTC date and time (the provider's) on the screen's own clock — the browser's zone, which
+ * the trading screen names in its header. Without a time the date stays as it is (a whole-day event).
+ */
+export function localEventTime(
+  date: string,
+  time: string | null,
+  timeZone: string,
+): { date: string; time: string | null } {
+  if (!time) return { date, time: null };
+  const at = Date.parse(`${date}T${time}:00Z`);
+  if (!Number.isFinite(at)) return { date, time };
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+}
+
+/** Today's date (YYYY-MM-DD) in a zone. */
+export function todayIn(timeZone: string, now = new Date()): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
 export function formatRatio(n: number | null, lang: string, suffix = ''): string {
   if (n === null) return '—';
   return `${n.toLocaleString(locale(lang), { maximumFractionDigits: 2 })}${suffix}`;

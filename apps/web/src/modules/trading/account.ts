@@ -18,7 +18,7 @@ import {
   useOpenTrades,
 } from './api';
 import { tradingKeys } from './keys';
-import { DemoAccount } from './demo-account';
+import { browserDemoStore, DemoAccount } from './demo-account';
 import { problemKey, usd } from './rules';
 import { newIdempotencyKey } from '../../lib/idempotency';
 
@@ -64,6 +64,8 @@ export interface AccountView {
   setPage: (page: number) => void;
   place: (input: PlaceInput) => Promise<void>;
   refresh: () => void;
+  /** Demo only (issue 27 item 15): back to $1000 and no trades. */
+  resetDemo?: () => void;
 }
 
 /** The toast of a settled trade (§4 changed): 'Сделка EURUSD: Прибыль +$21.25', 'Убыток -$25.00', 'Возврат $25.00'. */
@@ -184,7 +186,8 @@ export function useLiveAccount(): AccountView {
 
 export function useDemoAccount(): AccountView {
   const { t } = useTranslation('platform');
-  const demo = useMemo(() => new DemoAccount(), []);
+  // Kept in this browser between visits (issue 27 item 15).
+  const demo = useMemo(() => new DemoAccount(browserDemoStore), []);
   const state = useSyncExternalStore(demo.subscribe, demo.getState, demo.getState);
   const settings = useDemoSettings();
   const [page, setPage] = useState(1);
@@ -229,5 +232,6 @@ export function useDemoAccount(): AccountView {
       }
     },
     refresh: () => demo.settleDue(),
+    resetDemo: () => demo.reset(),
   };
 }

@@ -62,6 +62,11 @@ export function ClientStatsCard({
           <Row label={t('card.stats.registered')} testId="stat-registered">
             {yesNo(summary.registered)}
           </Row>
+          {summary.platform_id ? (
+            <Row label={t('card.stats.accountNumber')} testId="stat-account-number">
+              {summary.platform_id}
+            </Row>
+          ) : null}
         </Stack>
       ) : null}
     </Paper>

@@ -5,6 +5,7 @@ import type { Language } from '../../../i18n/resources';
 import { SITE_LANGUAGES, type SiteUser } from '../api';
 
 export const SECTION_IDS = ['home', 'about', 'features', 'assets', 'education'] as const;
+export type SectionId = (typeof SECTION_IDS)[number];
 
 export function scrollToSection(id: string): void {
   document.getElementById(id)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -12,6 +13,8 @@ export function scrollToSection(id: string): void {
 
 interface HeaderProps {
   brand: string;
+  /** The sections the page has, in order (Education only when the operator offers something, issue 27 item 14). */
+  sections: readonly SectionId[];
   active: string;
   user: SiteUser | null | undefined;
   onLanguage: (lang: Language) => void;
@@ -58,7 +61,7 @@ function AccountLinks({ user, onLogout }: { user: SiteUser; onLogout: () => void
 }
 
 /** §2.2 header: section navigation with the active section marked, language menu, account buttons, mobile menu. */
-export function Header({ brand, active, user, onLanguage, onLogin, onRegister, onLogout }: HeaderProps) {
+export function Header({ brand, sections, active, user, onLanguage, onLogin, onRegister, onLogout }: HeaderProps) {
   const { t } = useTranslation('site');
   const [open, setOpen] = useState(false);
   const go = (id: string) => {
@@ -67,7 +70,7 @@ export function Header({ brand, active, user, onLanguage, onLogin, onRegister, o
   };
   const nav = (where: string) => (
     <ul className={`site-nav site-nav-${where}`}>
-      {SECTION_IDS.map((id) => (
+      {sections.map((id) => (
         <li key={id}>
           <a
             href={`#${id}`}

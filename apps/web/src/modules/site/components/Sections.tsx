@@ -200,48 +200,45 @@ export function Features({ onRegister }: { onRegister: () => void }) {
   );
 }
 
-const EDUCATION = ['materials', 'videos', 'personal', 'webinars'] as const;
+/** The operator's education offers in this language (D6): those with a title; none means no section at all. */
+export function educationOffers(content: SiteContent | undefined, lang: string) {
+  return (content?.education ?? []).filter((offer) => localized(offer.title, lang));
+}
 
-export function Education({ content, onRegister }: { content: SiteContent | undefined; onRegister: () => void }) {
+/**
+ * Issue 27 item 14: the Education section shows what the operator offers (site content `education`: title, text, link)
+ * and nothing else — no promised webinars, certification or personal training. Without offers it is not rendered, and
+ * the menu leaves it out (SiteArea).
+ */
+export function Education({ content }: { content: SiteContent | undefined }) {
   const { t, i18n } = useTranslation('site');
+  const lang = i18n.language;
+  const offers = educationOffers(content, lang);
   const community = content?.stats?.community;
+  if (offers.length === 0) return null;
   return (
-    <section id="education" className="site-section site-alt">
+    <section id="education" className="site-section site-alt" data-testid="education-section">
       <div className="site-container">
         <h2>{t('education.title')}</h2>
         <p className="site-lead">{t('education.subtitle')}</p>
-        <div className="site-grid site-grid-4">
-          {EDUCATION.map((key) => (
-            <div key={key} className="site-card">
-              <h4>{t(`education.sections.${key}.title`)}</h4>
-              <ul className="site-bullets">
-                {(['i1', 'i2', 'i3', 'i4'] as const).map((i) => (
-                  <li key={i}>{t(`education.sections.${key}.${i}`)}</li>
-                ))}
-              </ul>
+        <div className="site-grid site-grid-3">
+          {offers.map((offer, i) => (
+            <div key={i} className="site-card" data-testid="education-offer">
+              <h3>{localized(offer.title, lang)}</h3>
+              {localized(offer.text, lang) ? <p>{localized(offer.text, lang)}</p> : null}
+              {offer.link ? (
+                <a href={offer.link} target="_blank" rel="noopener noreferrer" className="site-link">
+                  {t('education.open')}
+                </a>
+              ) : null}
             </div>
           ))}
-        </div>
-        <div className="site-grid site-grid-3 site-edu-features">
-          <div className="site-card">
-            <h4>{t('education.certification.title')}</h4>
-            <p>{t('education.certification.text')}</p>
-          </div>
-          <div className="site-card">
-            <h4>{t('education.downloads.title')}</h4>
-            <p>{t('education.downloads.text')}</p>
-          </div>
           {typeof community === 'number' ? (
             <div className="site-card" data-testid="education-community">
-              <h4>{t('education.community.title')}</h4>
-              <p>{t('education.community.text', { n: formatNumber(community, i18n.language) })}</p>
+              <h3>{t('education.community.title')}</h3>
+              <p>{t('education.community.text', { n: formatNumber(community, lang) })}</p>
             </div>
           ) : null}
-        </div>
-        <div className="site-center">
-          <button type="button" className="site-btn site-btn-primary site-btn-lg" onClick={onRegister}>
-            {t('education.startLearning')}
-          </button>
         </div>
       </div>
     </section>

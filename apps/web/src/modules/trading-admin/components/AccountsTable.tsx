@@ -88,6 +88,11 @@ export function AccountsTable({ items, loading, timeZone, listSearch, pendingId,
           <Text size="xs" c="dimmed" ff="monospace">
             {t('tradingAccounts.clientId', { id: account.client_id })}
           </Text>
+          {account.platform_id ? (
+            <Text size="xs" c="dimmed" ff="monospace" data-testid="account-number">
+              {t('tradingAccounts.accountNumber', { number: account.platform_id })}
+            </Text>
+          ) : null}
           <TruncatedText value={account.client_email} size="xs" c="dimmed" />
         </>
       ),
@@ -99,6 +104,11 @@ export function AccountsTable({ items, loading, timeZone, listSearch, pendingId,
           <Text size="xs" c="dimmed" ff="monospace">
             {t('tradingAccounts.clientId', { id: account.client_id })}
           </Text>
+          {account.platform_id ? (
+            <Text size="xs" c="dimmed" ff="monospace" data-testid="account-number">
+              {t('tradingAccounts.accountNumber', { number: account.platform_id })}
+            </Text>
+          ) : null}
           <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
             {account.client_email}
           </Text>

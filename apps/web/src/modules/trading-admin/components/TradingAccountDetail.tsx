@@ -204,6 +204,11 @@ function AccountScreen({ accountId, listPath }: { accountId: number; listPath: s
             <span data-testid="account-subtitle">
               {t('tradingAccounts.detail.subtitle', { id: account.id, email: account.client_email })}
             </span>
+            {account.platform_id ? (
+              <span data-testid="account-number">
+                {t('tradingAccounts.accountNumber', { number: account.platform_id })}
+              </span>
+            ) : null}
           </Group>
         }
         actions={

@@ -62,7 +62,7 @@ function Belongs({ entry }: { entry: StatementEntry }) {
  * the opening and closing figures of the page shown; the period downloadable as CSV or XLSX, and the price proofs of
  * its settled trades as one file (issue 30).
  */
-export function StatementView({ onBack }: { onBack: () => void }) {
+export function StatementView({ onBack, accountNumber }: { onBack: () => void; accountNumber: string | null }) {
   const { t } = useTranslation('platform');
   const [filter, setFilter] = useState<StatementFilter>({ from: '', to: '', kinds: [] });
   const [page, setPage] = useState(1);
@@ -97,7 +97,14 @@ export function StatementView({ onBack }: { onBack: () => void }) {
   return (
     <Stack data-testid="statement-view">
       <Group justify="space-between" wrap="wrap">
-        <Title order={3}>{t('statement.title')}</Title>
+        <div>
+          <Title order={3}>{t('statement.title')}</Title>
+          {accountNumber ? (
+            <Text size="sm" c="dimmed" data-testid="statement-account">
+              {t('statement.account', { number: accountNumber })}
+            </Text>
+          ) : null}
+        </div>
         <Button variant="default" onClick={onBack}>
           {t('history.back')}
         </Button>

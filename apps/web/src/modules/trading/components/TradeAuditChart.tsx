@@ -12,11 +12,9 @@ import {
 } from 'lightweight-charts';
 import { useEffect, useRef } from 'react';
 
-const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
-function clock(seconds: number, withDate = false): string {
+function clock(timeZone: string, seconds: number, withDate = false): string {
   return new Intl.DateTimeFormat('ru-RU', {
-    timeZone: LOCAL_ZONE,
+    timeZone,
     hour: '2-digit',
     minute: '2-digit',
     second: '2-digit',
@@ -42,11 +40,14 @@ export function TradeAuditChart({
   audit,
   decimals,
   labels,
+  timeZone,
   height = 300,
 }: {
   audit: TradeAudit;
   decimals: number;
   labels: AuditChartLabels;
+  /** The zone of the time axis (the panel names it). */
+  timeZone: string;
   height?: number;
 }) {
   const container = useRef<HTMLDivElement>(null);
@@ -63,11 +64,11 @@ export function TradeAuditChart({
         timeVisible: true,
         secondsVisible: true,
         rightOffset: 6,
-        tickMarkFormatter: (time: number) => clock(time),
+        tickMarkFormatter: (time: number) => clock(timeZone, time),
       },
       // Room above and below the line for the markers' labels.
       rightPriceScale: { scaleMargins: { top: 0.2, bottom: 0.2 } },
-      localization: { timeFormatter: (time: number) => clock(time, true) },
+      localization: { timeFormatter: (time: number) => clock(timeZone, time, true) },
     });
     const priceFormat = { type: 'price' as const, precision: decimals, minMove: 10 ** -decimals };
     if (candles.length > 0) {
@@ -157,7 +158,7 @@ export function TradeAuditChart({
     createSeriesMarkers(line, markers);
     chart.timeScale().fitContent();
     return () => chart.remove();
-  }, [audit, decimals, labels]);
+  }, [audit, decimals, labels, timeZone]);
 
   return <div ref={container} style={{ height, width: '100%', position: 'relative' }} data-testid="audit-chart" />;
 }

@@ -15,7 +15,6 @@ import { formatPrice, usd } from '../rules';
 import { TradeAuditChart } from './TradeAuditChart';
 
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-const when = (iso: string) => formatDateTime(iso, LOCAL_ZONE, { seconds: true });
 const op = (a: number, b: number) => (compareDecimal(a, b) > 0 ? '>' : compareDecimal(a, b) < 0 ? '<' : '=');
 
 /**
@@ -53,8 +52,9 @@ function resultLine(audit: TradeAudit, decimals: number, current: number | null,
   });
 }
 
-function AuditBody({ audit, proofUrl }: { audit: TradeAudit; proofUrl: string | null }) {
+function AuditBody({ audit, proofUrl, timeZone }: { audit: TradeAudit; proofUrl: string | null; timeZone: string }) {
   const { t } = useTranslation('platform');
+  const when = (iso: string) => formatDateTime(iso, timeZone, { seconds: true });
   usePriceVersion();
   const { trade } = audit;
   const decimals = findAsset(trade.asset)?.decimals ?? 5;
@@ -73,13 +73,16 @@ function AuditBody({ audit, proofUrl }: { audit: TradeAudit; proofUrl: string | 
   return (
     <Stack gap="sm">
       {audit.ticks.length > 0 ? (
-        <TradeAuditChart audit={audit} decimals={decimals} labels={labels} />
+        <TradeAuditChart audit={audit} decimals={decimals} labels={labels} timeZone={timeZone} />
       ) : (
         <Text c="dimmed" size="sm" data-testid="audit-no-ticks">
           {t('audit.noTicks')}
         </Text>
       )}
       <Stack gap={2} data-testid="audit-legend">
+        <Text size="xs" c="dimmed" data-testid="audit-zone">
+          {t('audit.zone', { zone: timeZone })}
+        </Text>
         <Text size="sm" c="yellow.7" data-testid="audit-strike">
           ▲ {t('audit.strikeLine', { price: formatPrice(trade.strike_price, decimals), time: when(trade.strike_at) })}
         </Text>
@@ -185,11 +188,14 @@ export function TradeAuditPanel({
   proofUrl,
   title,
   onClose,
+  timeZone = LOCAL_ZONE,
 }: {
   url: string | null;
   proofUrl: string | null;
   title: string;
   onClose: () => void;
+  /** The zone its times are shown in, named above them: the client's own; staff screens pass the business zone (D19). */
+  timeZone?: string;
 }) {
   const { t } = useTranslation('platform');
   const phone = useMediaQuery('(max-width: 48em)');
@@ -219,7 +225,7 @@ export function TradeAuditPanel({
             </Text>
           </Group>
         ) : (
-          <AuditBody audit={query.data} proofUrl={proofUrl} />
+          <AuditBody audit={query.data} proofUrl={proofUrl} timeZone={timeZone} />
         )}
       </div>
     </Modal>

@@ -122,7 +122,7 @@ export function OpenTradeCard({ trade, now }: { trade: OpenTrade; now: number })
         {formatPrice(current, decimals)}
       </Text>
       <Group justify="space-between" mt={4}>
-        <Text size="xs" c="dimmed">
+        <Text size="xs" c="dimmed" data-testid="trade-expires">
           {t('trade.expires')}: {formatDateTime(trade.expires_at, LOCAL_ZONE, { seconds: true })}
         </Text>
         <Text size="sm" fw={700} c={timerColour} data-testid="countdown" data-colour={timerColour}>
@@ -228,9 +228,10 @@ export function TradeRow({ trade }: { trade: Trade }) {
           {t('trade.duration')}: {formatDuration(trade.duration, lang)}
         </Text>
       </Group>
-      <Text size="xs" c="dimmed" mt={2}>
+      {/* Issue 27 item 5: opened → expired, the stored expiry to the second, as the open trade's card showed it. */}
+      <Text size="xs" c="dimmed" mt={2} data-testid="trade-times">
         {formatDateTime(trade.strike_at, LOCAL_ZONE, { seconds: true })} →{' '}
-        {trade.close_at ? formatDateTime(trade.close_at, LOCAL_ZONE, { seconds: true }) : '—'}
+        {formatDateTime(trade.expires_at, LOCAL_ZONE, { seconds: true })}
       </Text>
     </Paper>
   );
@@ -349,7 +350,7 @@ export function HistoryView({
       {total > 0 && (
         <Group justify="space-between" wrap="wrap">
           <Text size="sm" c="dimmed" data-testid="history-pages">
-            {t('history.pageOf', { page, pages, total })}
+            {t('history.pageOf', { page, pages, count: total })}
           </Text>
           <Pagination
             total={pages}

@@ -12,6 +12,7 @@ import {
   Loader,
   Indicator,
   Menu,
+  Modal,
   Paper,
   ScrollArea,
   Stack,
@@ -31,6 +32,8 @@ import {
   IconLogout,
   IconMessage,
   IconRefresh,
+  IconRotate,
+  IconUserPlus,
   IconUserCircle,
   IconWallet,
   IconCash,
@@ -155,6 +158,7 @@ export function TradingScreen({
   const [depositOpen, setDepositOpen] = useState(false);
   const [withdrawOpen, setWithdrawOpen] = useState(false);
   const [profileOpen, setProfileOpen] = useState(false);
+  const [resetOpen, setResetOpen] = useState(false);
 
   // The server may offer other durations (TRADE_DURATIONS): the choice is always one of them.
   const offered = account.settings.durations;
@@ -169,7 +173,8 @@ export function TradingScreen({
   const chartTrades = useMemo(() => account.openTrades.filter((tr) => tr.asset === asset), [account.openTrades, asset]);
   const loggedIn = user !== null && account.mode === 'live';
   const name = user?.name || user?.email || (user ? t('account.user') : t('account.demoName'));
-  const id = user?.id ?? 'DEMO123456789';
+  // §2.4: the client's account number (platform_id), else the user id; the demo user's fixed one.
+  const id = user ? (user.platform_id ?? user.id) : 'DEMO123456789';
   const unread = useUnreadMessages(loggedIn);
   const zone = browserTimeZone();
 
@@ -218,7 +223,7 @@ export function TradingScreen({
                       <Text size="sm" fw={600} maw={160} truncate="end" title={name} data-testid="account-name">
                         {name}
                       </Text>
-                      <Text size="xs" c="dimmed" maw={160} truncate>
+                      <Text size="xs" c="dimmed" maw={160} truncate data-testid="account-id">
                         {t('account.id', { id })}
                       </Text>
                     </div>
@@ -269,6 +274,15 @@ export function TradingScreen({
                     {t('emailFlows.profile.menu')}
                   </Menu.Item>
                 )}
+                {account.resetDemo && (
+                  <Menu.Item
+                    leftSection={<IconRotate size={16} />}
+                    onClick={() => setResetOpen(true)}
+                    data-testid="menu-demo-reset"
+                  >
+                    {t('demo.reset')}
+                  </Menu.Item>
+                )}
                 {user && (
                   <Menu.Item
                     leftSection={<IconLogout size={16} />}
@@ -285,6 +299,18 @@ export function TradingScreen({
               <Badge color="orange" variant="light" data-testid="demo-badge">
                 {t('account.demo')}
               </Badge>
+            )}
+            {account.mode === 'demo' && !user && (
+              // Issue 27 item 15: from the demo to a real account (the landing page opens its registration form).
+              <Button
+                component="a"
+                href="/?register=1"
+                size="xs"
+                leftSection={<IconUserPlus size={14} />}
+                data-testid="demo-open-real"
+              >
+                {t('demo.openReal')}
+              </Button>
             )}
             <BalanceBox account={account} stale={stale} />
             <Text size="xs" c="dimmed" data-testid="trading-time-zone" title={zone}>
@@ -421,7 +447,9 @@ export function TradingScreen({
               />
             )}
             {view === 'messages' && loggedIn && <MessagesView onBack={() => setView('trade')} />}
-            {view === 'statement' && loggedIn && <StatementView onBack={() => setView('trade')} />}
+            {view === 'statement' && loggedIn && (
+              <StatementView onBack={() => setView('trade')} accountNumber={user?.platform_id ?? null} />
+            )}
             {(view === 'calendar' || view === 'fundamental') && (
               <Stack data-testid={`${view}-view`}>
                 <Group justify="flex-end">
@@ -454,6 +482,32 @@ export function TradingScreen({
         balance={account.balance ?? 0}
         demo={account.mode === 'demo'}
       />
+      <Modal
+        opened={resetOpen}
+        onClose={() => setResetOpen(false)}
+        title={t('demo.resetTitle')}
+        centered
+        data-testid="demo-reset-dialog"
+      >
+        <Text size="sm" mb="md">
+          {t('demo.resetText')}
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setResetOpen(false)}>
+            {t('demo.cancel')}
+          </Button>
+          <Button
+            color="orange"
+            onClick={() => {
+              account.resetDemo?.();
+              setResetOpen(false);
+            }}
+            data-testid="demo-reset-confirm"
+          >
+            {t('demo.resetConfirm')}
+          </Button>
+        </Group>
+      </Modal>
     </Box>
   );
 }

@@ -553,6 +553,26 @@ describe.runIf(browserAvailable())('client trading screen', () => {
       expect(await demo.getByTestId('menu-messages').count()).toBe(0);
       expect(await demo.getByTestId('logout').count()).toBe(0);
       await demo.keyboard.press('Escape');
+
+      // Issue 27 item 15: the demo account is kept in this browser — a reload keeps the balance and the history —
+      // and starts over only when asked (with a confirmation).
+      await demo.reload();
+      await demo.getByTestId('demo-badge').waitFor();
+      await expect.poll(() => balanceText(demo)).toBe('$1,021.25');
+      await demo.getByTestId('tab-closed').click();
+      expect(await demo.getByTestId('closed-trade').count()).toBe(1);
+      expect(await demo.getByTestId('demo-open-real').getAttribute('href')).toBe('/?register=1');
+      await demo.getByTestId('account-button').click();
+      await demo.getByTestId('menu-demo-reset').click();
+      await demo.getByTestId('demo-reset-confirm').click();
+      await expect.poll(() => balanceText(demo)).toBe('$1,000.00');
+      await demo.reload();
+      await demo.getByTestId('demo-badge').waitFor();
+      expect(await balanceText(demo)).toBe('$1,000.00');
+      expect(writes).toEqual([]);
+      // 'Открыть реальный счёт' lands on the site with its registration form open.
+      await demo.getByTestId('demo-open-real').click();
+      await demo.getByTestId('register-form').waitFor();
       // The session check answers 401 to an anonymous visitor by design; nothing else may fail.
       expect(demoProblems.filter((p) => !p.includes('401'))).toEqual([]);
       await context.close();

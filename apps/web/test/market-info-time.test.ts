@@ -20,3 +20,14 @@ describe('calendar times on the local clock', () => {
     expect(todayIn('Asia/Almaty', lateUtc)).toBe('2026-11-29');
   });
 });
+
+describe('long dates in every interface language (issue 27 item 9)', () => {
+  it("writes Kazakh with its own month names, not the runtime's '2026 M11 28'", async () => {
+    const { formatDayLong } = await import('../src/lib/format');
+    expect(formatDayLong('2026-11-28', 'kk')).toBe('2026 жылғы 28 қараша');
+    expect(formatDayLong('2026-01-05', 'kk')).toBe('2026 жылғы 5 қаңтар');
+    expect(formatDayLong('2026-11-28', 'ru')).toBe('28 ноября 2026 г.');
+    expect(formatDayLong('2026-11-28', 'en')).toBe('November 28, 2026');
+    expect(formatDayLong('not a day', 'ru')).toBe('not a day');
+  });
+});

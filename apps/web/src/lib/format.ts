@@ -206,3 +206,33 @@ export function instantToZonedInput(value: string | Date, timeZone: string): str
     return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
   }
 }
+
+/** Kazakh month names: the runtime's Intl may lack kk data and write '2026 M11 28' (issue 27 item 9). */
+const KK_MONTHS = [
+  'қаңтар',
+  'ақпан',
+  'наурыз',
+  'сәуір',
+  'мамыр',
+  'маусым',
+  'шілде',
+  'тамыз',
+  'қыркүйек',
+  'қазан',
+  'қараша',
+  'желтоқсан',
+];
+
+/** 'YYYY-MM-DD' as a long date in the interface language: '29 ноября 2026 г.', 'November 29, 2026', '2026 жылғы 29 қараша'. */
+export function formatDayLong(day: string, lang: string): string {
+  const at = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(at.getTime())) return day;
+  if (lang === 'kk') return `${at.getUTCFullYear()} жылғы ${at.getUTCDate()} ${KK_MONTHS[at.getUTCMonth()]}`;
+  try {
+    return new Intl.DateTimeFormat(lang, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+      at,
+    );
+  } catch {
+    return day;
+  }
+}

@@ -1,18 +1,8 @@
 import { RISK_MIN_ACCOUNTS, type SiteFacts } from '@brokerage/shared';
 import { useTranslation } from 'react-i18next';
+import { formatDayLong } from '../../../lib/format';
 
-/** 'YYYY-MM-DD' as a date in the page's language. */
-function asOf(day: string, lang: string): string {
-  const at = new Date(`${day}T00:00:00Z`);
-  if (Number.isNaN(at.getTime())) return day;
-  try {
-    return new Intl.DateTimeFormat(lang, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
-      at,
-    );
-  } catch {
-    return day;
-  }
-}
+const asOf = formatDayLong;
 
 /** The link from a risk warning to the transparency section (issue 30): how to check the prices of one's trades. */
 export function RiskProofLink() {

